@@ -1,0 +1,1 @@
+"""The agent loop: generate, parse calls, validate, execute, feed results back."""

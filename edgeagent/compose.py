@@ -1,0 +1,79 @@
+"""The composition root: the one place that turns a :class:`Config` into live parts.
+
+The daemon, ``edgeagent chat`` and ``edgeagent tools ...`` build what they need here;
+nothing else chooses concrete backends.
+"""
+
+from __future__ import annotations
+
+import logging
+from collections.abc import Callable, Iterable
+from dataclasses import dataclass, field
+from types import ModuleType
+
+from edgeagent.config import Config
+from edgeagent.tools.executor import CallPolicy, Confirm, ToolExecutor
+from edgeagent.tools.plugins import PluginContext, PluginLoadReport, load_plugins
+from edgeagent.tools.registry import ToolRegistry
+
+log = logging.getLogger(__name__)
+
+
+@dataclass
+class ToolSet:
+    """The loaded tools and what it took to load them."""
+
+    registry: ToolRegistry
+    report: PluginLoadReport
+    closers: list[Callable[[], None]] = field(default_factory=list)
+    wrapped_errors: list[str] = field(default_factory=list)
+
+    def close(self) -> None:
+        """Put every plugin's hardware into its safe state. Idempotent."""
+        closers, self.closers = self.closers, []
+        for closer in closers:
+            try:
+                closer()
+            except Exception:
+                log.exception("plugin shutdown hook failed")
+
+
+def build_tools(
+    config: Config,
+    *,
+    plugins: Iterable[tuple[str, ModuleType | object]] | None = None,
+) -> ToolSet:
+    """Load plugins (entry points, or ``plugins``), ``.tool`` files, then apply [tools]."""
+    everything = ToolRegistry()
+    closers: list[Callable[[], None]] = []
+
+    def context(name: str) -> PluginContext:
+        ctx = PluginContext(
+            name=name,
+            options=dict(config.plugins.get(name, {})),
+            config_path=config.source,
+            simulator_url=config.simulator.url,
+        )
+        ctx.closers = closers
+        return ctx
+
+    report = load_plugins(everything.add, contexts=context, plugins=plugins)
+    wrapped_errors: list[str] = []
+    if config.tools.wrapped_dir is not None:
+        from edgeagent.tools.wrapped import load_wrapped_tools
+
+        wrapped_errors = load_wrapped_tools(config.resolve(config.tools.wrapped_dir), everything)
+    registry = everything.select(enabled=config.tools.enabled, disabled=config.tools.disabled)
+    return ToolSet(registry, report, closers, wrapped_errors)
+
+
+def build_executor(
+    config: Config, registry: ToolRegistry, *, confirm: Confirm | None = None
+) -> ToolExecutor:
+    policy = CallPolicy(
+        allow=config.tools.policy.allow,
+        deny=config.tools.policy.deny,
+        confirm_act=frozenset(config.tools.policy.confirm_act),
+        confirm=confirm,
+    )
+    return ToolExecutor(registry, policy=policy)

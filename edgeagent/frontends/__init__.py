@@ -1,0 +1,1 @@
+"""Front ends: how prompts arrive (MQTT, the Unix socket) and answers leave."""

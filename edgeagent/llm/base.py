@@ -1,0 +1,174 @@
+"""The narrow protocol between the agent loop and a language model.
+
+Two layers:
+
+* :class:`Engine` is synchronous and owns the model (llama.cpp, the Hailo-10H, an HTTP
+  server). It runs inside the model worker process, one generation at a time.
+* :class:`LLM` is what the agent loop awaits. :class:`InProcessLLM` adapts an engine in
+  a thread (tests, the scripted engine); the worker client in
+  :mod:`edgeagent.llm.worker` adapts one in a child process.
+
+The loop always sends the *whole* conversation. An engine whose context lives on the
+device (``incremental = True``, the Hailo) works out which messages are new with
+:class:`PrefixTracker` and restores its primed context when the prefix no longer
+matches (new session, trimmed history).
+"""
+
+from __future__ import annotations
+
+import asyncio
+import threading
+from collections.abc import AsyncIterator, Callable, Iterator, Sequence
+from dataclasses import dataclass, field
+from typing import Any, Literal, Protocol, TypedDict, runtime_checkable
+
+Role = Literal["system", "user", "assistant", "tool"]
+
+
+class Message(TypedDict):
+    """One chat message. Tool results use ``role="tool"``."""
+
+    role: Role
+    content: str
+
+
+@dataclass(frozen=True)
+class GenerateRequest:
+    """Everything an engine needs for one generation."""
+
+    messages: Sequence[Message]
+    session: str = "default"
+    stop: tuple[str, ...] = ()
+    max_tokens: int = 256
+    temperature: float = 0.0
+    grammar: str | None = None
+    """A GBNF grammar that constrains tool calls (llama.cpp only; others ignore it)."""
+    tools: Sequence[dict[str, Any]] | None = None
+    """OpenAI-style tool list, for engines with native tool support (HTTP backends)."""
+
+
+@dataclass
+class EngineStatus:
+    """What ``edgeagent status`` shows about the model."""
+
+    backend: str
+    model: str
+    context_window: int
+    context_used: int | None = None
+    extra: dict[str, Any] = field(default_factory=dict)
+
+
+CancelCheck = Callable[[], bool]
+
+
+@runtime_checkable
+class Engine(Protocol):
+    """A synchronous model engine. One generation at a time; never shared by threads."""
+
+    name: str
+    incremental: bool
+    """True when the context lives in the engine and only new messages are sent."""
+
+    def generate(self, request: GenerateRequest, *, cancelled: CancelCheck) -> Iterator[str]:
+        """Stream text pieces. Stop early, cleanly, once ``cancelled()`` is true."""
+        ...
+
+    def count_tokens(self, messages: Sequence[Message]) -> int:
+        """Tokens the messages take once rendered through the chat template."""
+        ...
+
+    def status(self) -> EngineStatus: ...
+
+    def close(self) -> None:
+        """Release the model. Idempotent."""
+        ...
+
+
+class LLM(Protocol):
+    """The asynchronous face of an engine, as the agent loop sees it."""
+
+    def stream(self, request: GenerateRequest) -> AsyncIterator[str]: ...
+
+    async def count_tokens(self, messages: Sequence[Message]) -> int: ...
+
+    async def status(self) -> EngineStatus: ...
+
+    async def aclose(self) -> None: ...
+
+
+class PrefixTracker:
+    """Remembers what an incremental engine's context already holds.
+
+    ``new_messages`` returns the messages to send, or ``None`` when the engine must
+    reset its context (restore the primed system prompt) and replay everything after
+    the system message.
+    """
+
+    def __init__(self) -> None:
+        self._held: list[Message] = []
+
+    def new_messages(self, messages: Sequence[Message]) -> list[Message] | None:
+        held = self._held
+        if len(messages) >= len(held) and list(messages[: len(held)]) == held and held:
+            return list(messages[len(held) :])
+        return None
+
+    def commit(self, messages: Sequence[Message]) -> None:
+        """Record that the engine's context now holds exactly ``messages``."""
+        self._held = list(messages)
+
+    def reset(self) -> None:
+        self._held = []
+
+
+class InProcessLLM:
+    """Runs an engine in a background thread of this process.
+
+    For the scripted engine and for tests. Real engines run in the worker process,
+    because the Hailo bindings hold the GIL while they block.
+    """
+
+    def __init__(self, engine: Engine) -> None:
+        self.engine = engine
+        self._lock = asyncio.Lock()
+
+    async def stream(self, request: GenerateRequest) -> AsyncIterator[str]:
+        async with self._lock:
+            loop = asyncio.get_running_loop()
+            queue: asyncio.Queue[tuple[str, object]] = asyncio.Queue()
+            stop = threading.Event()
+
+            def produce() -> None:
+                try:
+                    for piece in self.engine.generate(request, cancelled=stop.is_set):
+                        loop.call_soon_threadsafe(queue.put_nowait, ("text", piece))
+                        if stop.is_set():
+                            break
+                except BaseException as exc:  # handed to the awaiting side
+                    loop.call_soon_threadsafe(queue.put_nowait, ("error", exc))
+                else:
+                    loop.call_soon_threadsafe(queue.put_nowait, ("end", None))
+
+            worker = loop.run_in_executor(None, produce)
+            try:
+                while True:
+                    kind, value = await queue.get()
+                    if kind == "text":
+                        yield str(value)
+                    elif kind == "error":
+                        assert isinstance(value, BaseException)
+                        raise value
+                    else:
+                        break
+            finally:
+                stop.set()
+                await asyncio.shield(worker)
+
+    async def count_tokens(self, messages: Sequence[Message]) -> int:
+        return await asyncio.to_thread(self.engine.count_tokens, messages)
+
+    async def status(self) -> EngineStatus:
+        return self.engine.status()
+
+    async def aclose(self) -> None:
+        self.engine.close()

@@ -1,0 +1,181 @@
+"""Validate, authorise and run one tool call; always end in a :class:`ToolResult`.
+
+Failures are data at the model boundary: an unknown tool, bad arguments, a denial by
+the call policy, a timeout or an exception all come back as a short, specific error the
+model can read and act on.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+import threading
+from collections.abc import Awaitable, Callable, Mapping
+from dataclasses import dataclass
+from typing import Any
+
+from pydantic import ValidationError
+from pydantic_core import ErrorDetails
+
+from edgeagent.errors import ToolArgumentError, ToolError, UnknownToolError
+from edgeagent.tools.registry import ToolRegistry
+from edgeagent.tools.tool import Tool, ToolKind, ToolResult
+
+log = logging.getLogger(__name__)
+
+Confirm = Callable[[Tool, dict[str, Any]], Awaitable[bool]]
+
+
+@dataclass(frozen=True)
+class ToolCall:
+    """A call as parsed from model output."""
+
+    name: str
+    arguments: dict[str, Any]
+
+
+class CallPolicy:
+    """Decides, before every call, whether a front end may use a tool.
+
+    ``allow``/``deny`` map a front-end name (``mqtt``, ``socket``, ``chat``, ``cli``) to
+    tool names; ``"*"`` matches every tool. Deny wins. ``confirm_act`` front ends ask
+    ``confirm`` before an acting tool runs (the ``edgeagent chat`` REPL).
+    """
+
+    def __init__(
+        self,
+        *,
+        allow: Mapping[str, list[str]] | None = None,
+        deny: Mapping[str, list[str]] | None = None,
+        confirm_act: frozenset[str] = frozenset(),
+        confirm: Confirm | None = None,
+    ) -> None:
+        self.allow = dict(allow or {})
+        self.deny = dict(deny or {})
+        self.confirm_act = confirm_act
+        self.confirm = confirm
+
+    def _listed(self, table: Mapping[str, list[str]], frontend: str, name: str) -> bool | None:
+        names = table.get(frontend)
+        if names is None:
+            return None
+        return "*" in names or name in names
+
+    async def check(self, tool: Tool, arguments: dict[str, Any], *, frontend: str) -> str | None:
+        """``None`` when the call may go ahead, else the reason it may not."""
+        if self._listed(self.deny, frontend, tool.name):
+            return f"tool {tool.name!r} is not allowed from {frontend}"
+        if self._listed(self.allow, frontend, tool.name) is False:
+            return f"tool {tool.name!r} is not allowed from {frontend}"
+        if tool.kind is ToolKind.ACT and frontend in self.confirm_act and self.confirm:
+            if not await self.confirm(tool, arguments):
+                return f"the user declined to run {tool.name!r}"
+        return None
+
+
+def describe_validation_error(tool: Tool, exc: ValidationError) -> str:
+    """One short sentence per problem, e.g. ``brightness must be 0-100, got 150``."""
+    props: dict[str, Any] = tool.parameters.get("properties", {})
+    return "; ".join(_describe(err, props) for err in exc.errors())
+
+
+def _describe(err: ErrorDetails, props: dict[str, Any]) -> str:
+    loc = ".".join(str(p) for p in err["loc"]) or "arguments"
+    field = str(err["loc"][0]) if err["loc"] else ""
+    spec = props.get(field, {})
+    got = err.get("input")
+    kind = err["type"]
+    if kind == "missing":
+        return f"missing required argument {loc!r}"
+    if kind == "extra_forbidden":
+        expected = ", ".join(props) or "none"
+        return f"unexpected argument {loc!r}; expected arguments: {expected}"
+    lo = spec.get("minimum", spec.get("exclusiveMinimum"))
+    hi = spec.get("maximum", spec.get("exclusiveMaximum"))
+    if kind in ("greater_than_equal", "less_than_equal", "greater_than", "less_than"):
+        if lo is not None and hi is not None:
+            return f"{loc} must be {lo}-{hi}, got {got!r}"
+        return f"{loc} {err['msg'].lower().removeprefix('input ')}, got {got!r}"
+    if kind in ("literal_error", "enum"):
+        allowed = ", ".join(repr(v) for v in spec.get("enum", []))
+        return f"{loc} must be one of {allowed}, got {got!r}"
+    return f"{loc}: {err['msg']}, got {got!r}"
+
+
+def _in_daemon_thread(func: Callable[..., Any], kwargs: dict[str, Any]) -> asyncio.Future[Any]:
+    """Run a sync tool in a daemon thread.
+
+    A hung synchronous tool cannot be killed from Python. The call still returns at its
+    timeout, and because the thread is a daemon it cannot block the process from exiting
+    (``asyncio.to_thread`` would, at shutdown).
+    """
+    loop = asyncio.get_running_loop()
+    future: asyncio.Future[Any] = loop.create_future()
+
+    def settle(ok: bool, value: Any) -> None:
+        if future.done():
+            return
+        if ok:
+            future.set_result(value)
+        else:
+            future.set_exception(value)
+
+    def run() -> None:
+        try:
+            result = func(**kwargs)
+        except BaseException as exc:
+            loop.call_soon_threadsafe(settle, False, exc)
+        else:
+            loop.call_soon_threadsafe(settle, True, result)
+
+    threading.Thread(target=run, name="edgeagent-tool", daemon=True).start()
+    return future
+
+
+class ToolExecutor:
+    """Runs tool calls for the agent loop and for ``edgeagent tools call``."""
+
+    def __init__(self, registry: ToolRegistry, *, policy: CallPolicy | None = None) -> None:
+        self.registry = registry
+        self.policy = policy or CallPolicy()
+
+    def validate(self, call: ToolCall) -> tuple[Tool, dict[str, Any]]:
+        """Look the tool up and validate arguments; raise a :class:`ToolError` if wrong."""
+        tool = self.registry.get(call.name)
+        if not isinstance(call.arguments, dict):
+            raise ToolArgumentError(
+                f"arguments of {call.name!r} must be a JSON object, got {call.arguments!r}"
+            )
+        try:
+            model = tool.arguments_model.model_validate(call.arguments)
+        except ValidationError as exc:
+            raise ToolArgumentError(
+                f"invalid arguments for {tool.name!r}: {describe_validation_error(tool, exc)}"
+            ) from None
+        return tool, {k: getattr(model, k) for k in type(model).model_fields}
+
+    async def execute(self, call: ToolCall, *, frontend: str = "cli") -> ToolResult:
+        try:
+            tool, kwargs = self.validate(call)
+        except UnknownToolError as exc:
+            return ToolResult.failure(str(exc))
+        except ToolError as exc:
+            return ToolResult.failure(str(exc))
+        reason = await self.policy.check(tool, kwargs, frontend=frontend)
+        if reason:
+            log.info("tool call refused: %s", reason)
+            return ToolResult.failure(reason)
+        try:
+            if tool.is_async:
+                value = await asyncio.wait_for(tool.func(**kwargs), tool.timeout_s)
+            else:
+                value = await asyncio.wait_for(_in_daemon_thread(tool.func, kwargs), tool.timeout_s)
+        except TimeoutError:
+            log.warning("tool %r timed out after %.1f s", tool.name, tool.timeout_s)
+            return ToolResult.failure(f"{tool.name} timed out after {tool.timeout_s:g} s")
+        except Exception as exc:
+            log.warning("tool %r raised %s: %s", tool.name, type(exc).__name__, exc)
+            return ToolResult.failure(f"{tool.name} failed: {exc}")
+        if isinstance(value, ToolResult):
+            return value
+        return ToolResult.success(value)
