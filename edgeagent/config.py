@@ -234,7 +234,7 @@ def load_config(path: Path | None = None, *, env: Mapping[str, str] | None = Non
             data = tomllib.loads(path.read_text(encoding="utf-8"))
         except FileNotFoundError:
             raise ConfigError(
-                f"Config file {path} does not exist; copy config/edgeagent.example.toml there "
+                f"Config file {path} does not exist; copy config/edgeagent.toml (laptop) or config/edgeagent.pi.toml (Pi) there "
                 f"or pass --config"
             ) from None
         except tomllib.TOMLDecodeError as exc:
@@ -258,6 +258,6 @@ def format_validation_error(
         via = f" (from {origins[key]})" if origins and key in origins else ""
         msg = err["msg"]
         if err["type"] == "extra_forbidden":
-            msg = "unknown key; check its spelling against config/edgeagent.example.toml"
+            msg = "unknown key; check its spelling against config/edgeagent.toml"
         lines.append(f"  {key} = {err.get('input')!r}{via}: {msg}")
     return "\n".join(lines)

@@ -1,0 +1,38 @@
+#!/usr/bin/env bash
+# Shared set-up for scripts/test and scripts/up: system packages, the virtualenv, the
+# llama.cpp wheel (built once, cached) and the project itself. Idempotent and quiet
+# when everything is already there.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+
+VENV=${EDGEAGENT_VENV:-.venv}
+EXTRAS=${1:-llamacpp}
+
+need_apt=()
+command -v mosquitto >/dev/null || need_apt+=(mosquitto)
+if [[ "$EXTRAS" == *test* ]]; then
+  command -v chromium >/dev/null || need_apt+=(chromium)
+  command -v chromedriver >/dev/null || need_apt+=(chromium-driver)
+  command -v systemd-analyze >/dev/null || need_apt+=(systemd)
+fi
+if ((${#need_apt[@]})); then
+  echo "== installing system packages: ${need_apt[*]}"
+  SUDO=""; [[ $(id -u) == 0 ]] || SUDO=sudo
+  $SUDO env DEBIAN_FRONTEND=noninteractive apt-get install -y -q "${need_apt[@]}" >/dev/null \
+    || { $SUDO apt-get update -q >/dev/null && $SUDO env DEBIAN_FRONTEND=noninteractive \
+         apt-get install -y -q "${need_apt[@]}" >/dev/null; }
+fi
+
+if [[ ! -x "$VENV/bin/python" ]]; then
+  echo "== creating $VENV"
+  python3 -m venv "$VENV"
+fi
+PY="$VENV/bin/python"
+
+# llama-cpp-python has no wheel on PyPI; a native build segfaults on these CPUs, so it is
+# built once with portable flags and cached under ~/.cache/edgeagent/wheels.
+scripts/build-llama-wheel.sh "$PY"
+
+echo "== installing edgeagent[$EXTRAS]"
+"$PY" -m pip install -q --disable-pip-version-check -e ".[$EXTRAS]" 2>&1 | grep -v "^WARNING: Location" || true
+"$PY" -c "import edgeagent, llama_cpp" 
