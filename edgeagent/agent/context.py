@@ -1,0 +1,171 @@
+"""Conversations, the sessions that hold them, and the token budget of the context.
+
+The budget is measured by the backend itself (``llm.count_tokens`` renders the chat
+template), never estimated. Before each generation, once the conversation reaches
+``threshold * context_window`` tokens, the oldest whole turns are dropped (a turn is a
+user message and the assistant and tool messages after it). The system prompt and the
+current turn are always kept; nothing is cleared blindly.
+"""
+
+from __future__ import annotations
+
+import time
+import uuid
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass, field
+
+from edgeagent.errors import ContextOverflowError
+from edgeagent.llm.base import LLM, Message
+
+Clock = Callable[[], float]
+
+
+@dataclass
+class Conversation:
+    """One session's messages; ``messages[0]`` is always the system prompt."""
+
+    id: str
+    messages: list[Message]
+    last_used: float = field(default_factory=time.monotonic)
+    one_shot: bool = False
+    """A conversation for a single request, never stored."""
+    dropped_turns: int = 0
+    """How many old turns the budget has dropped so far (for ``status`` and tests)."""
+
+    @classmethod
+    def start(
+        cls,
+        system_prompt: str,
+        *,
+        session_id: str | None = None,
+        one_shot: bool = False,
+        now: float | None = None,
+    ) -> Conversation:
+        return cls(
+            id=session_id or f"oneshot-{uuid.uuid4().hex[:12]}",
+            messages=[{"role": "system", "content": system_prompt}],
+            last_used=time.monotonic() if now is None else now,
+            one_shot=one_shot,
+        )
+
+    @property
+    def system_prompt(self) -> str:
+        return self.messages[0]["content"]
+
+    def clear(self) -> None:
+        """Forget every turn; keep the system prompt."""
+        del self.messages[1:]
+
+    def turn_starts(self) -> list[int]:
+        """Indices of the user messages that open each turn, oldest first."""
+        return [i for i, m in enumerate(self.messages) if i > 0 and m["role"] == "user"]
+
+    def drop_oldest_turn(self) -> bool:
+        """Drop the oldest turn unless it is the current (last) one. False if none left."""
+        starts = self.turn_starts()
+        if len(starts) < 2:
+            return False
+        # Also drops anything stray between the system prompt and the first turn.
+        del self.messages[1 : starts[1]]
+        self.dropped_turns += 1
+        return True
+
+
+@dataclass(frozen=True)
+class ContextUsage:
+    """Tokens the conversation takes and the window it must fit in."""
+
+    used: int
+    window: int
+
+    @property
+    def fraction(self) -> float:
+        return self.used / self.window if self.window else 1.0
+
+
+async def measure(messages: Sequence[Message], llm: LLM) -> ContextUsage:
+    """The conversation's size in the backend's own tokens."""
+    window = (await llm.status()).context_window
+    return ContextUsage(used=await llm.count_tokens(messages), window=window)
+
+
+async def fit_context(
+    conversation: Conversation, llm: LLM, *, threshold: float, reserve: int = 0
+) -> ContextUsage:
+    """Drop the oldest whole turns until the conversation is under the threshold.
+
+    ``reserve`` is room kept for the reply. When only the system prompt and the current
+    turn are left and they still do not fit into the window (less ``reserve``), raise
+    :class:`ContextOverflowError`: the current turn alone is too large.
+    """
+    usage = await measure(conversation.messages, llm)
+    limit = threshold * usage.window
+    while usage.used >= limit:
+        if not conversation.drop_oldest_turn():
+            break
+        usage = await measure(conversation.messages, llm)
+    # Over the threshold but inside the window is fine: the threshold is when to trim,
+    # the window (less room for the reply) is what must never be exceeded.
+    hard_limit = usage.window - min(reserve, usage.window // 4)
+    if usage.used > hard_limit:
+        raise ContextOverflowError(
+            f"The conversation needs {usage.used} tokens, more than the {hard_limit} that fit "
+            f"into the {usage.window}-token context window with room for the reply, even "
+            f"after dropping every older turn. Send a shorter prompt, make tools return "
+            f"less, or use a larger context ([llm.llamacpp] n_ctx)"
+        )
+    return usage
+
+
+class SessionStore:
+    """Conversations by session id, with idle expiry. Owned by the scheduler or the REPL."""
+
+    def __init__(
+        self,
+        *,
+        system_prompt: str,
+        max_sessions: int = 256,
+        clock: Clock = time.monotonic,
+    ) -> None:
+        self.system_prompt = system_prompt
+        self.max_sessions = max_sessions
+        self._clock = clock
+        self._sessions: dict[str, Conversation] = {}
+
+    def __len__(self) -> int:
+        return len(self._sessions)
+
+    def __contains__(self, session_id: object) -> bool:
+        return session_id in self._sessions
+
+    def get_or_create(self, session_id: str | None) -> Conversation:
+        """The session's conversation; ``None`` gives a fresh one-shot conversation."""
+        now = self._clock()
+        if session_id is None:
+            return Conversation.start(self.system_prompt, one_shot=True, now=now)
+        conversation = self._sessions.get(session_id)
+        if conversation is None:
+            if len(self._sessions) >= self.max_sessions:
+                # Many clients each naming a new session must not grow memory forever:
+                # the least recently used session goes first.
+                oldest = min(self._sessions.values(), key=lambda c: c.last_used)
+                del self._sessions[oldest.id]
+            conversation = Conversation.start(self.system_prompt, session_id=session_id, now=now)
+            self._sessions[session_id] = conversation
+        conversation.last_used = now
+        return conversation
+
+    def reset(self, session_id: str) -> bool:
+        """Forget a session. False when there was no such session."""
+        return self._sessions.pop(session_id, None) is not None
+
+    def expire(self, idle_s: float) -> list[str]:
+        """Forget sessions idle for ``idle_s`` seconds or more; return their ids."""
+        cutoff = self._clock() - idle_s
+        gone = [sid for sid, c in self._sessions.items() if c.last_used <= cutoff]
+        for sid in gone:
+            del self._sessions[sid]
+        return gone
+
+    def ids(self) -> list[str]:
+        return sorted(self._sessions)
