@@ -1,0 +1,364 @@
+"""The embedded engine: a GGUF model run by llama.cpp through llama-cpp-python.
+
+Three things here matter more than they look:
+
+* **Tokenization keeps data as data.** The prompt is rendered with the chat template
+  stored in the GGUF, but message *contents* are swapped for unique placeholders first.
+  The template's own text (``<|im_start|>user\\n`` ...) is then tokenized with
+  ``special=True`` and each content with ``special=False``. So ``<tool_call>`` in our
+  instructions stays plain text for Qwen2.5-Coder (whose special ``<tool_call>`` token
+  is untrained), and a tool result containing ``<|im_start|>`` cannot open a new turn.
+* **The KV cache survives between turns.** The agent always sends the whole
+  conversation; only the tokens after the longest common prefix with what the cache
+  already holds are evaluated (the system prompt and tool manifest are paid once).
+* **Streaming is byte-exact.** Tokens are decoded with an incremental UTF-8 decoder
+  (a character may span tokens) and held back while they could still be the start of
+  a stop sequence, so stop sequences are never emitted.
+"""
+
+from __future__ import annotations
+
+import codecs
+import logging
+import re
+import secrets
+from collections.abc import Iterator, Sequence
+from dataclasses import dataclass
+from datetime import datetime
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+from edgeagent.errors import (
+    BackendUnavailableError,
+    ContextOverflowError,
+    LLMError,
+    ModelNotFoundError,
+)
+from edgeagent.llm.base import CancelCheck, EngineStatus, GenerateRequest, Message
+
+if TYPE_CHECKING:
+    from llama_cpp import Llama, LlamaGrammar
+
+log = logging.getLogger(__name__)
+
+# Markers a model may have as (trained) special tokens. With plain_markers=False they
+# keep their special ids inside contents; nothing else in a content ever does.
+TOOL_MARKERS = ("<tool_call>", "</tool_call>")
+# Prompt tokens evaluated per llama.cpp call; between chunks a cancel is noticed.
+PREFILL_CHUNK = 128
+
+
+@dataclass
+class EvalStats:
+    """What the last generation cost: evidence of KV reuse, for status and tests."""
+
+    prompt_tokens: int = 0
+    reused_tokens: int = 0
+    evaluated_tokens: int = 0
+    generated_tokens: int = 0
+
+
+class StopFilter:
+    """Passes text through, cutting at the first stop sequence and never emitting it."""
+
+    def __init__(self, stops: Sequence[str]) -> None:
+        self.stops = tuple(s for s in stops if s)
+        self._held = ""
+        self.stopped = False
+
+    def feed(self, text: str) -> str:
+        if self.stopped:
+            return ""
+        buf = self._held + text
+        hits = [i for i in (buf.find(s) for s in self.stops) if i >= 0]
+        if hits:
+            self.stopped = True
+            self._held = ""
+            return buf[: min(hits)]
+        keep = max(
+            (k for s in self.stops for k in range(1, len(s)) if buf.endswith(s[:k])), default=0
+        )
+        self._held = buf[len(buf) - keep :] if keep else ""
+        return buf[: len(buf) - keep]
+
+    def flush(self) -> str:
+        held, self._held = self._held, ""
+        return "" if self.stopped else held
+
+
+class ChatTemplate:
+    """The GGUF's Jinja chat template, rendered with placeholders for contents."""
+
+    def __init__(self, source: str, *, bos_token: str, eos_token: str) -> None:
+        from jinja2 import BaseLoader
+        from jinja2.sandbox import ImmutableSandboxedEnvironment
+
+        def raise_exception(message: str) -> None:
+            raise LLMError(f"the model's chat template refused the messages: {message}")
+
+        env = ImmutableSandboxedEnvironment(
+            loader=BaseLoader(), trim_blocks=True, lstrip_blocks=True
+        )
+        env.globals["raise_exception"] = raise_exception
+        env.globals["strftime_now"] = lambda fmt: datetime.now().strftime(fmt)
+        self._template = env.from_string(source)
+        self.bos_token = bos_token
+        self.eos_token = eos_token
+
+    def segments(
+        self, messages: Sequence[Message], *, add_generation_prompt: bool
+    ) -> list[tuple[str, bool]]:
+        """``(text, is_content)`` pieces of the rendered prompt, in order."""
+        nonce = secrets.token_hex(6)
+        marked = [
+            {"role": m["role"], "content": f"@@EA{nonce}x{i}@@"} for i, m in enumerate(messages)
+        ]
+        rendered = self._template.render(
+            messages=marked,
+            add_generation_prompt=add_generation_prompt,
+            bos_token=self.bos_token,
+            eos_token=self.eos_token,
+        )
+        parts = re.split(f"@@EA{nonce}x(\\d+)@@", rendered)
+        out: list[tuple[str, bool]] = []
+        for index, part in enumerate(parts):
+            if index % 2 == 0:
+                if part:
+                    out.append((part, False))
+            else:
+                content = messages[int(part)]["content"]
+                if content:
+                    out.append((content, True))
+        return out
+
+    def end_of_turn(self) -> str:
+        """The control text that closes an assistant turn (``<|im_end|>`` for ChatML)."""
+        try:
+            segs = self.segments(
+                [{"role": "user", "content": "u"}, {"role": "assistant", "content": "a"}],
+                add_generation_prompt=False,
+            )
+        except Exception:  # a template that insists on other roles: use EOS
+            return self.eos_token
+        after = [text for (text, is_content), prev in zip(segs[1:], segs) if prev == ("a", True)]
+        end = after[0].strip().split()[0] if after and after[0].strip() else ""
+        return end or self.eos_token
+
+
+class LlamaCppEngine:
+    """A GGUF model in this process. Synchronous: one generation at a time."""
+
+    name = "llamacpp"
+    incremental = False
+
+    def __init__(
+        self,
+        *,
+        model_path: Path,
+        n_ctx: int,
+        n_threads: int | None,
+        plain_markers: bool = True,
+    ) -> None:
+        model_path = Path(model_path).expanduser()
+        if not model_path.is_file():
+            raise ModelNotFoundError(
+                f"GGUF model {model_path} does not exist; run `edgeagent model fetch` "
+                f"or set [llm] model to a GGUF path"
+            )
+        try:
+            import llama_cpp
+        except ImportError as exc:
+            raise BackendUnavailableError(
+                f"llama-cpp-python is not importable ({exc}); install it with "
+                f"scripts/build-llama-wheel.sh"
+            ) from None
+        self._lc = llama_cpp
+        self.model_path = model_path
+        self.plain_markers = plain_markers
+        self._llm: Llama | None = llama_cpp.Llama(
+            model_path=str(model_path),
+            n_ctx=n_ctx,
+            n_threads=n_threads,
+            n_threads_batch=n_threads,
+            n_batch=min(512, n_ctx),
+            verbose=False,
+        )
+        llm = self._llm
+        source = llm.metadata.get("tokenizer.chat_template")
+        if not source:
+            self.close()
+            raise ModelNotFoundError(
+                f"{model_path.name} has no tokenizer.chat_template in its GGUF metadata; "
+                f"use an instruct model that ships its chat template"
+            )
+        self._bos_text = self._piece(llm.token_bos(), special=True).decode("utf-8", "replace")
+        self._template = ChatTemplate(
+            source,
+            bos_token=self._bos_text,
+            eos_token=self._piece(llm.token_eos(), special=True).decode("utf-8", "replace"),
+        )
+        self.end_text = self._template.end_of_turn()
+        self._add_bos = bool(llm._model.add_bos_token())
+        self._markers = {} if plain_markers else self._special_markers()
+        self._grammars: dict[str, LlamaGrammar] = {}
+        self.stats = EvalStats()
+
+    # --- tokenization -----------------------------------------------------------------
+
+    def _piece(self, token: int, *, special: bool = False) -> bytes:
+        assert self._llm is not None
+        return bytes(self._llm._model.detokenize([token], special=special))
+
+    def _special_markers(self) -> dict[str, int]:
+        assert self._llm is not None
+        found = {}
+        for marker in TOOL_MARKERS:
+            ids = self._llm.tokenize(marker.encode(), add_bos=False, special=True)
+            if len(ids) == 1:
+                found[marker] = ids[0]
+        return found
+
+    def _tokenize_content(self, text: str) -> list[int]:
+        assert self._llm is not None
+        if not self._markers:
+            return self._llm.tokenize(text.encode("utf-8"), add_bos=False, special=False)
+        pattern = "(" + "|".join(re.escape(m) for m in self._markers) + ")"
+        tokens: list[int] = []
+        for part in re.split(pattern, text):
+            if part in self._markers:
+                tokens.append(self._markers[part])
+            elif part:
+                tokens += self._llm.tokenize(part.encode("utf-8"), add_bos=False, special=False)
+        return tokens
+
+    def tokenize_messages(self, messages: Sequence[Message]) -> list[int]:
+        """The prompt tokens: template text as special tokens, contents as plain text."""
+        assert self._llm is not None
+        segments = self._template.segments(messages, add_generation_prompt=True)
+        tokens: list[int] = []
+        starts_with_bos = bool(segments) and segments[0][0].startswith(self._bos_text)
+        if self._add_bos and not (self._bos_text and starts_with_bos):
+            tokens.append(self._llm.token_bos())
+        for text, is_content in segments:
+            if is_content:
+                tokens += self._tokenize_content(text)
+            else:
+                tokens += self._llm.tokenize(text.encode("utf-8"), add_bos=False, special=True)
+        return tokens
+
+    def count_tokens(self, messages: Sequence[Message]) -> int:
+        return len(self.tokenize_messages(messages))
+
+    # --- generation -------------------------------------------------------------------
+
+    def _grammar(self, source: str) -> LlamaGrammar:
+        """Compile once; check first, because llama.cpp aborts on a NULL sampler."""
+        grammar = self._grammars.get(source)
+        if grammar is None:
+            assert self._llm is not None
+            probe = self._lc.llama_sampler_init_grammar(
+                self._llm._model.vocab, source.encode("utf-8"), b"root"
+            )
+            if not probe:
+                raise LLMError(
+                    f"llama.cpp rejected the tool grammar (first line: "
+                    f"{source.splitlines()[0] if source else ''!r}); see the log above for "
+                    f"the parse error, or disable [llm.llamacpp] grammar"
+                )
+            self._lc.llama_sampler_free(probe)
+            grammar = self._lc.LlamaGrammar.from_string(source, verbose=False)
+            self._grammars = {source: grammar}  # one live grammar: tool sets rarely change
+        return grammar
+
+    def _prefill(self, tokens: list[int], cancelled: CancelCheck) -> bool:
+        """Evaluate all but the last new token; reuse the cached prefix. False if cancelled."""
+        llm = self._llm
+        assert llm is not None
+        cached = llm.input_ids[: llm.n_tokens]
+        prefix = 0
+        for have, want in zip(cached, tokens):
+            if have != want:
+                break
+            prefix += 1
+        # At least one token must be evaluated now, so the logits are fresh.
+        prefix = min(prefix, len(tokens) - 1)
+        self.stats = EvalStats(
+            prompt_tokens=len(tokens), reused_tokens=prefix, evaluated_tokens=len(tokens) - prefix
+        )
+        llm.n_tokens = prefix  # eval() drops every cached position from n_tokens on
+        pending = tokens[prefix:-1]
+        for start in range(0, len(pending), PREFILL_CHUNK):
+            if cancelled():
+                return False
+            llm.eval(pending[start : start + PREFILL_CHUNK])
+        return True
+
+    def generate(self, request: GenerateRequest, *, cancelled: CancelCheck) -> Iterator[str]:
+        llm = self._llm
+        if llm is None:
+            raise LLMError("the llama.cpp engine is closed")
+        tokens = self.tokenize_messages(request.messages)
+        n_ctx = llm.n_ctx()
+        if len(tokens) >= n_ctx:
+            raise ContextOverflowError(
+                f"the prompt takes {len(tokens)} tokens but the context window is {n_ctx}; "
+                f"raise [llm.llamacpp] n_ctx or start a new conversation"
+            )
+        grammar = self._grammar(request.grammar) if request.grammar else None
+        if not self._prefill(tokens, cancelled):
+            return
+        budget = min(request.max_tokens, n_ctx - len(tokens))
+        decoder = codecs.getincrementaldecoder("utf-8")(errors="replace")
+        stops = StopFilter((*request.stop, self.end_text))
+        sampled = llm.generate(
+            tokens[-1:],
+            reset=False,
+            temp=request.temperature,
+            repeat_penalty=1.0,
+            grammar=grammar,
+        )
+        try:
+            for token in sampled:
+                if cancelled() or self._lc.llama_vocab_is_eog(llm._model.vocab, token):
+                    break
+                self.stats.generated_tokens += 1
+                text = stops.feed(decoder.decode(self._piece(token, special=False)))
+                if text:
+                    yield text
+                if stops.stopped or self.stats.generated_tokens >= budget:
+                    break
+        finally:
+            sampled.close()
+        tail = stops.feed(decoder.decode(b"", final=True)) + stops.flush()
+        if tail and not cancelled():
+            yield tail
+
+    # --- lifecycle --------------------------------------------------------------------
+
+    def status(self) -> EngineStatus:
+        used = self._llm.n_tokens if self._llm is not None else None
+        return EngineStatus(
+            backend=self.name,
+            model=self.model_path.name,
+            context_window=self._llm.n_ctx() if self._llm is not None else 0,
+            context_used=used,
+            extra={
+                "last_prompt_tokens": self.stats.prompt_tokens,
+                "last_reused_tokens": self.stats.reused_tokens,
+                "last_evaluated_tokens": self.stats.evaluated_tokens,
+                "last_generated_tokens": self.stats.generated_tokens,
+                "plain_markers": self.plain_markers,
+            },
+        )
+
+    def close(self) -> None:
+        llm, self._llm = self._llm, None
+        self._grammars = {}
+        if llm is not None:
+            llm.close()
+
+    def __enter__(self) -> LlamaCppEngine:
+        return self
+
+    def __exit__(self, *exc: Any) -> None:
+        self.close()
