@@ -140,7 +140,11 @@ class ChatTemplate:
             )
         except Exception:  # a template that insists on other roles: use EOS
             return self.eos_token
-        after = [text for (text, is_content), prev in zip(segs[1:], segs) if prev == ("a", True)]
+        after = [
+            text
+            for (text, is_content), prev in zip(segs[1:], segs, strict=False)
+            if prev == ("a", True)
+        ]
         end = after[0].strip().split()[0] if after and after[0].strip() else ""
         return end or self.eos_token
 
@@ -276,7 +280,7 @@ class LlamaCppEngine:
         assert llm is not None
         cached = llm.input_ids[: llm.n_tokens]
         prefix = 0
-        for have, want in zip(cached, tokens):
+        for have, want in zip(cached, tokens, strict=False):
             if have != want:
                 break
             prefix += 1
