@@ -1,0 +1,132 @@
+"""Lenient JSON for what small models really write.
+
+Small models write almost-JSON: single quotes, trailing commas, Python's ``True``/``None``,
+raw newlines inside strings, or an object cut off by the token limit. These helpers find
+where a JSON value ends inside free text and decode it forgivingly; the call parser
+(:mod:`edgeagent.tools.calls`) builds on them.
+"""
+
+from __future__ import annotations
+
+import json
+from typing import Any
+
+_CLOSERS = {"{": "}", "[": "]"}
+_PY_WORDS = {"True": "true", "False": "false", "None": "null"}
+
+
+def json_end(text: str, start: int) -> int | None:
+    """Index just past the JSON object/array that opens at ``start``; ``None`` if unclosed.
+
+    Strings in either quote style are skipped, so braces inside strings do not count.
+    """
+    stack: list[str] = []
+    quote = ""
+    i = start
+    n = len(text)
+    while i < n:
+        ch = text[i]
+        if quote:
+            if ch == "\\":
+                i += 2
+                continue
+            if ch == quote:
+                quote = ""
+        elif ch in "\"'":
+            # An apostrophe only opens a string where a JSON value or key can start;
+            # elsewhere (a bare word like don't) it is left alone.
+            if ch == '"' or _value_position(text, i):
+                quote = ch
+        elif ch in _CLOSERS:
+            stack.append(_CLOSERS[ch])
+        elif ch in "}]":
+            if not stack or stack[-1] != ch:
+                return None
+            stack.pop()
+            if not stack:
+                return i + 1
+        i += 1
+    return None
+
+
+def _value_position(text: str, i: int) -> bool:
+    j = i - 1
+    while j >= 0 and text[j] in " \t\r\n":
+        j -= 1
+    return j < 0 or text[j] in "{[,:"
+
+
+def _normalise(raw: str, *, close: bool) -> str:
+    """Rewrite almost-JSON into JSON: quotes, trailing commas, Python words, closers."""
+    out: list[str] = []
+    stack: list[str] = []
+    quote = ""
+    i = 0
+    n = len(raw)
+    while i < n:
+        ch = raw[i]
+        if quote:
+            if ch == "\\" and i + 1 < n:
+                nxt = raw[i + 1]
+                # \' is not a JSON escape; inside a rewritten string it is just '
+                out.append("'" if nxt == "'" else ch + nxt)
+                i += 2
+                continue
+            if ch == quote:
+                quote = ""
+                out.append('"')
+            elif ch == '"':  # a double quote inside a single-quoted string
+                out.append('\\"')
+            else:
+                out.append(ch)
+            i += 1
+            continue
+        if ch in "\"'" and (ch == '"' or _value_position(raw, i)):
+            quote = ch
+            out.append('"')
+        elif ch in _CLOSERS:
+            stack.append(_CLOSERS[ch])
+            out.append(ch)
+        elif ch in "}]":
+            _drop_trailing_comma(out)
+            if stack:
+                stack.pop()
+            out.append(ch)
+        elif ch.isalpha():
+            j = i
+            while j < n and (raw[j].isalnum() or raw[j] == "_"):
+                j += 1
+            word = raw[i:j]
+            out.append(_PY_WORDS.get(word, word))
+            i = j
+            continue
+        else:
+            out.append(ch)
+        i += 1
+    if close:
+        if quote:
+            out.append('"')
+        for closer in reversed(stack):
+            _drop_trailing_comma(out)
+            out.append(closer)
+    return "".join(out)
+
+
+def _drop_trailing_comma(out: list[str]) -> None:
+    j = len(out) - 1
+    while j >= 0 and out[j].isspace():
+        j -= 1
+    if j >= 0 and out[j] == ",":
+        del out[j]
+
+
+def loads_lenient(raw: str, *, close: bool = False) -> Any:
+    """Decode almost-JSON; ``close=True`` also closes a value cut off at the end.
+
+    Raises ``ValueError`` (``json.JSONDecodeError``) when even the repaired text is not JSON.
+    """
+    try:
+        return json.loads(raw, strict=False)
+    except ValueError:
+        pass
+    return json.loads(_normalise(raw, close=close), strict=False)
