@@ -1,0 +1,7 @@
+Search file contents for a pattern.
+
+@title Search files
+@name grep
+@wrapped shell
+@command grep -rnI {arguments}
+@param arguments {array<string>} [required] Pattern, then paths, e.g. ["TODO", "src"]

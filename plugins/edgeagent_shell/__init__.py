@@ -1,0 +1,111 @@
+"""The ``shell`` tool: allow-listed read-only commands, no shell, confined to roots.
+
+Options (``[plugins.shell]``): ``roots`` (directories commands may touch; relative ones
+are relative to the config file; default: the current directory), ``allow`` (command
+names), ``timeout_s``, ``max_output_bytes``.
+
+The tool is wrappable: ``.tool`` files turn a template such as ``find {arguments} -type f``
+and an argument list into a ``command`` for it, and every check below still applies.
+"""
+
+from __future__ import annotations
+
+import shlex
+from dataclasses import replace
+from pathlib import Path
+from typing import Annotated, Any
+
+from pydantic import BaseModel, ConfigDict, Field, field_validator
+
+from edgeagent.errors import ConfigError, ToolError
+from edgeagent.tools import PluginContext, Tool, hookimpl, make_tool, tool
+from edgeagent_shell.policy import DEFAULT_ALLOW, ShellPolicy, resolve_roots
+from edgeagent_shell.runner import run_command
+
+ARGUMENTS_TOKEN = "{arguments}"
+
+
+class ShellOptions(BaseModel):
+    model_config = ConfigDict(extra="forbid")
+
+    roots: list[Path] = Field(default_factory=lambda: [Path(".")], min_length=1)
+    allow: list[str] = Field(default_factory=lambda: list(DEFAULT_ALLOW))
+    timeout_s: float = Field(5.0, gt=0, le=300)
+    max_output_bytes: int = Field(16384, ge=256, le=10_000_000)
+
+    @field_validator("allow")
+    @classmethod
+    def _bare_names(cls, names: list[str]) -> list[str]:
+        for name in names:
+            if not name or "/" in name or name != name.strip():
+                raise ValueError(f"{name!r} is not a bare command name such as 'ls'")
+        return names
+
+
+def wrap_command(command_template: str, arguments: list[str]) -> dict[str, Any]:
+    """Build ``shell``'s arguments: ``{arguments}`` becomes the shell-quoted list."""
+    quoted = " ".join(shlex.quote(a) for a in arguments)
+    if ARGUMENTS_TOKEN in command_template:
+        command = command_template.replace(ARGUMENTS_TOKEN, quoted)
+    else:
+        command = f"{command_template} {quoted}".strip()
+    return {"command": command}
+
+
+class Shell:
+    """Runs one checked command at a time for the model."""
+
+    def __init__(self, *, policy: ShellPolicy, timeout_s: float, max_output_bytes: int) -> None:
+        self.policy = policy
+        self.timeout_s = timeout_s
+        self.max_output_bytes = max_output_bytes
+
+    @tool(name="shell", wrap=wrap_command)
+    def shell(
+        self,
+        command: Annotated[str, Field(description="e.g. 'ls -l' or 'df -h'")],
+    ) -> dict[str, Any]:
+        """Run a read-only command (no pipes)."""
+        argv = self.policy.check(command)
+        ran = run_command(
+            argv,
+            cwd=self.policy.cwd,
+            timeout_s=self.timeout_s,
+            max_output_bytes=self.max_output_bytes,
+        )
+        text = ran.output.decode("utf-8", errors="replace")
+        if ran.timed_out:
+            raise ToolError(
+                f"{argv[0]} was stopped after {self.timeout_s:g} s (timeout); "
+                f"output so far: {text[-500:]!r}"
+            )
+        result: dict[str, Any] = {"exit_code": ran.exit_code, "output": text}
+        if ran.truncated:
+            result["truncated"] = (
+                f"output cut at {self.max_output_bytes} bytes and the command stopped; "
+                f"narrow it (head, grep, a subdirectory)"
+            )
+        return result
+
+
+def build_shell_tool(options: ShellOptions, *, base: Path) -> Tool:
+    roots = resolve_roots(options.roots, base=base)
+    for root in roots:
+        if not root.is_dir():
+            raise ConfigError(
+                f"plugins.shell.roots: {root} is not a directory; create it or fix the path"
+            )
+    shell = Shell(
+        policy=ShellPolicy(roots=roots, allow=frozenset(options.allow)),
+        timeout_s=options.timeout_s,
+        max_output_bytes=options.max_output_bytes,
+    )
+    # The executor's own timeout backs up the runner's, which kills the process first.
+    return replace(make_tool(shell.shell, plugin="shell"), timeout_s=options.timeout_s + 2)
+
+
+@hookimpl
+def register_tools(register: Any, context: PluginContext) -> None:
+    options = context.options_as(ShellOptions)
+    base = context.config_path.parent if context.config_path else Path.cwd()
+    register(build_shell_tool(options, base=base))

@@ -1,0 +1,215 @@
+"""Open-Meteo client: place name -> coordinates -> one day's forecast, summarised.
+
+Two requests per uncached question (geocoding, then forecast), each with a timeout and
+one retry on a transport error or a 5xx answer. Answers are cached per instance for
+``cache_ttl_s``, so a chatty model asking twice does not hit the service twice.
+"""
+
+from __future__ import annotations
+
+import time
+from collections import OrderedDict
+from collections.abc import Callable
+from dataclasses import replace
+from typing import Annotated, Any, Literal
+
+import httpx
+from pydantic import Field
+
+from edgeagent.errors import ToolError
+from edgeagent.tools import Tool, make_tool, tool
+
+MAX_DAY = 15  # Open-Meteo forecasts 16 days: today and 15 more
+CACHE_ENTRIES = 128
+DAILY = (
+    "weather_code,temperature_2m_max,temperature_2m_min,"
+    "precipitation_probability_max,precipitation_sum,wind_speed_10m_max"
+)
+IMPERIAL = {
+    "temperature_unit": "fahrenheit",
+    "wind_speed_unit": "mph",
+    "precipitation_unit": "inch",
+}
+
+# WMO weather interpretation codes, as Open-Meteo documents them.
+WMO_CODES: dict[int, str] = {
+    0: "clear sky", 1: "mainly clear", 2: "partly cloudy", 3: "overcast",
+    45: "fog", 48: "depositing rime fog",
+    51: "light drizzle", 53: "moderate drizzle", 55: "dense drizzle",
+    56: "light freezing drizzle", 57: "dense freezing drizzle",
+    61: "slight rain", 63: "moderate rain", 65: "heavy rain",
+    66: "light freezing rain", 67: "heavy freezing rain",
+    71: "slight snow fall", 73: "moderate snow fall", 75: "heavy snow fall",
+    77: "snow grains",
+    80: "slight rain showers", 81: "moderate rain showers", 82: "violent rain showers",
+    85: "slight snow showers", 86: "heavy snow showers",
+    95: "thunderstorm", 96: "thunderstorm with slight hail", 99: "thunderstorm with heavy hail",
+}  # fmt: skip
+
+
+class WeatherUnavailableError(ToolError, ConnectionError):
+    """The weather service could not be reached or answered with an error."""
+
+
+class TTLCache:
+    """A small least-recently-stored cache whose entries expire after ``ttl_s``."""
+
+    def __init__(self, *, ttl_s: float, clock: Callable[[], float], size: int = CACHE_ENTRIES):
+        self.ttl_s = ttl_s
+        self.clock = clock
+        self.size = size
+        self._entries: OrderedDict[Any, tuple[float, Any]] = OrderedDict()
+
+    def get(self, key: Any) -> Any | None:
+        hit = self._entries.get(key)
+        if hit is None:
+            return None
+        if hit[0] <= self.clock():
+            del self._entries[key]
+            return None
+        return hit[1]
+
+    def put(self, key: Any, value: Any) -> None:
+        if self.ttl_s <= 0:
+            return
+        self._entries[key] = (self.clock() + self.ttl_s, value)
+        self._entries.move_to_end(key)
+        while len(self._entries) > self.size:
+            self._entries.popitem(last=False)
+
+
+class OpenMeteo:
+    """The weather service behind the ``weather`` tool."""
+
+    def __init__(
+        self,
+        *,
+        units: Literal["metric", "imperial"] = "metric",
+        geocoding_url: str = "https://geocoding-api.open-meteo.com",
+        forecast_url: str = "https://api.open-meteo.com",
+        timeout_s: float = 5.0,
+        cache_ttl_s: float = 600.0,
+        clock: Callable[[], float] = time.monotonic,
+        client: httpx.Client | None = None,
+    ) -> None:
+        self.units = units
+        self.geocoding_url = geocoding_url.rstrip("/")
+        self.forecast_url = forecast_url.rstrip("/")
+        self.timeout_s = timeout_s
+        self.cache = TTLCache(ttl_s=cache_ttl_s, clock=clock)
+        self.client = client or httpx.Client(
+            timeout=timeout_s, headers={"User-Agent": "edgeagent-weather"}
+        )
+
+    def close(self) -> None:
+        self.client.close()
+
+    def as_tool(self) -> Tool:
+        # Two requests, each possibly retried once, must fit in the executor's timeout.
+        return replace(make_tool(self.weather, plugin="weather"), timeout_s=4 * self.timeout_s + 1)
+
+    @tool(name="weather")
+    def weather(
+        self,
+        location: Annotated[str, Field(min_length=1, max_length=100, description="place name")],
+        day: Annotated[int, Field(ge=0, le=MAX_DAY, description="0=today")] = 0,
+    ) -> dict[str, Any]:
+        """Daily weather forecast for a place."""
+        if not 0 <= day <= MAX_DAY:
+            raise ToolError(f"day must be 0-{MAX_DAY} (0 = today), got {day}")
+        key = (location.strip().lower(), day, self.units)
+        cached = self.cache.get(key)
+        if cached is not None:
+            return dict(cached)
+        place = self.geocode(location.strip())
+        summary = self.forecast(place, day)
+        self.cache.put(key, summary)
+        return dict(summary)
+
+    def geocode(self, name: str) -> dict[str, Any]:
+        url = f"{self.geocoding_url}/v1/search"
+        data = self._get(url, {"name": name, "count": 1, "language": "en", "format": "json"})
+        results = data.get("results") or []
+        if not results:
+            raise ToolError(f"no place called {name!r}; check the spelling or try a nearby city")
+        place: dict[str, Any] = results[0]
+        return place
+
+    def forecast(self, place: dict[str, Any], day: int) -> dict[str, Any]:
+        params: dict[str, Any] = {
+            "latitude": place["latitude"],
+            "longitude": place["longitude"],
+            "daily": DAILY,
+            "timezone": "auto",
+            "forecast_days": day + 1,
+        }
+        if self.units == "imperial":
+            params.update(IMPERIAL)
+        data = self._get(f"{self.forecast_url}/v1/forecast", params)
+        daily: dict[str, list[Any]] = data.get("daily") or {}
+        units: dict[str, str] = data.get("daily_units") or {}
+        dates = daily.get("time") or []
+        if len(dates) <= day:
+            raise WeatherUnavailableError(
+                f"the weather service returned {len(dates)} days, not day {day}; try a nearer day"
+            )
+
+        def value(field: str) -> str | None:
+            series = daily.get(field) or []
+            got = series[day] if day < len(series) else None
+            return None if got is None else f"{got} {units.get(field, '')}".strip()
+
+        code = (daily.get("weather_code") or [None] * (day + 1))[day]
+        where = ", ".join(
+            str(p) for p in (place.get("name"), place.get("admin1"), place.get("country")) if p
+        )
+        return {
+            "place": where,
+            "date": dates[day],
+            "description": WMO_CODES.get(code, f"weather code {code}")
+            if code is not None
+            else None,
+            "temp_min": value("temperature_2m_min"),
+            "temp_max": value("temperature_2m_max"),
+            "precipitation_probability": value("precipitation_probability_max"),
+            "precipitation": value("precipitation_sum"),
+            "wind_max": value("wind_speed_10m_max"),
+        }
+
+    def _get(self, url: str, params: dict[str, Any]) -> dict[str, Any]:
+        """GET JSON with one retry on a transport error or a 5xx answer."""
+        problem = ""
+        for _attempt in range(2):
+            try:
+                response = self.client.get(url, params=params, timeout=self.timeout_s)
+            except httpx.TransportError as exc:
+                problem = f"{type(exc).__name__}: {exc}"
+                continue
+            if response.status_code >= 500:
+                problem = f"HTTP {response.status_code}"
+                continue
+            if response.status_code != 200:
+                raise WeatherUnavailableError(
+                    f"the weather service ({url}) refused the request: HTTP "
+                    f"{response.status_code} {_reason(response)}"
+                )
+            try:
+                data = response.json()
+            except ValueError:
+                raise WeatherUnavailableError(
+                    f"the weather service ({url}) answered with something that is not JSON"
+                ) from None
+            if not isinstance(data, dict):
+                raise WeatherUnavailableError(f"the weather service ({url}) answered {data!r}")
+            return data
+        raise WeatherUnavailableError(
+            f"the weather service could not be reached ({url}): {problem}; "
+            f"check the network or [plugins.weather] urls"
+        )
+
+
+def _reason(response: httpx.Response) -> str:
+    try:
+        return str(response.json().get("reason", ""))
+    except (ValueError, AttributeError):
+        return response.text[:200]
