@@ -1,0 +1,276 @@
+"""One bounded queue in front of the single model: what every front end submits to.
+
+The model serves one turn at a time, so requests from MQTT, the Unix socket and the CLI
+line up in a single :class:`asyncio.Queue` of ``queue_size`` places. A full queue answers
+at once with ``busy, N requests queued``; nothing waits forever, because every request
+carries a deadline (``request_timeout_s``, counted from submission, queue time
+included). A client that stops iterating its event stream (it went away) cancels its
+request, whether it is still queued or already running.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import logging
+import time
+from collections.abc import AsyncIterator, Callable
+from dataclasses import dataclass, field
+from typing import Any, Protocol
+
+from edgeagent.agent.events import ErrorEvent, Event, FinalAnswer
+from edgeagent.frontends.base import Request
+
+log = logging.getLogger(__name__)
+
+# How often idle sessions are swept; cheap, so it need not be configurable.
+SESSION_SWEEP_S = 30.0
+
+
+class TurnRunner(Protocol):
+    """The agent, as the scheduler sees it (:class:`edgeagent.agent.loop.Agent`)."""
+
+    def run(self, prompt: str, *, conversation: Any, frontend: str) -> AsyncIterator[Event]: ...
+
+
+class SessionSource(Protocol):
+    """Conversations by session id (:class:`edgeagent.agent.context.SessionStore`)."""
+
+    def get_or_create(self, session_id: str | None) -> Any:
+        """The session's conversation (created when new); ``None``: a fresh one-shot."""
+        ...
+
+    def reset(self, session_id: str) -> bool: ...
+
+    def expire(self, idle_s: float) -> list[str]: ...
+
+    def __len__(self) -> int: ...
+
+
+@dataclass
+class Counters:
+    """What ``edgeagent status`` reports about the request flow."""
+
+    served: int = 0
+    failed: int = 0
+    busy: int = 0
+    timed_out: int = 0
+    cancelled: int = 0
+
+
+@dataclass(eq=False)
+class _Job:
+    request: Request
+    deadline: float
+    events: asyncio.Queue[Event | None] = field(default_factory=asyncio.Queue)
+    task: asyncio.Task[None] | None = None
+    cancelled: str | None = None
+    """Why it was cancelled; a queued job with a reason is skipped by the worker."""
+
+    def cancel(self, reason: str) -> None:
+        if self.cancelled is None:
+            self.cancelled = reason
+        if self.task is not None and not self.task.done():
+            self.task.cancel()
+
+
+class Scheduler:
+    """The :class:`~edgeagent.frontends.base.Dispatcher` of the daemon.
+
+    ``start()`` launches the one worker task that runs turns in order; ``close()`` stops
+    accepting, cancels what is queued, lets the running turn finish within a grace period
+    and cancels it after.
+    """
+
+    def __init__(
+        self,
+        *,
+        agent: TurnRunner,
+        sessions: SessionSource,
+        queue_size: int,
+        request_timeout_s: float,
+        session_idle_s: float = 900.0,
+        status_extra: Callable[[], dict[str, Any]] | None = None,
+        tool_list: Callable[[], list[dict[str, Any]]] | None = None,
+        clock: Callable[[], float] = time.monotonic,
+    ) -> None:
+        self.agent = agent
+        self.sessions = sessions
+        self.queue_size = queue_size
+        self.request_timeout_s = request_timeout_s
+        self.session_idle_s = session_idle_s
+        self.counters = Counters()
+        self._status_extra = status_extra
+        self._tool_list = tool_list
+        self._clock = clock
+        self._queue: asyncio.Queue[_Job] = asyncio.Queue(maxsize=queue_size)
+        self._running: _Job | None = None
+        self._worker: asyncio.Task[None] | None = None
+        self._sweeper: asyncio.Task[None] | None = None
+        self._closing: str | None = None
+        self._started = clock()
+
+    # --- lifecycle -------------------------------------------------------------------
+
+    def start(self) -> None:
+        if self._worker is None:
+            self._worker = asyncio.create_task(self._work(), name="edgeagent-scheduler")
+            self._sweeper = asyncio.create_task(self._sweep(), name="edgeagent-sessions")
+
+    async def close(
+        self, *, grace_s: float = 0.0, reason: str = "edgeagent is shutting down"
+    ) -> None:
+        """Stop accepting, drop the queue, give the running turn ``grace_s``. Idempotent."""
+        if self._closing is None:
+            self._closing = reason
+        while not self._queue.empty():
+            self._queue.get_nowait().cancel(reason)
+        running = self._running
+        if running is not None and running.task is not None:
+            done, _ = await asyncio.wait({running.task}, timeout=grace_s)
+            if not done:
+                log.warning("cancelling the request still running after %.1f s grace", grace_s)
+                running.cancel(f"{reason}; the request did not finish within {grace_s:g} s")
+                await asyncio.wait({running.task})
+        for task in (self._worker, self._sweeper):
+            if task is not None:
+                task.cancel()
+                with contextlib.suppress(asyncio.CancelledError):
+                    await task
+        self._worker = self._sweeper = None
+
+    # --- the Dispatcher contract -----------------------------------------------------
+
+    @property
+    def queue_depth(self) -> int:
+        return self._queue.qsize()
+
+    @property
+    def in_flight(self) -> bool:
+        return self._running is not None
+
+    async def submit(self, request: Request) -> AsyncIterator[Event]:
+        """Stream one request's events, ending in one ``FinalAnswer`` or ``ErrorEvent``."""
+        if self._closing is not None:
+            self.counters.failed += 1
+            yield ErrorEvent(f"{self._closing}; not accepting requests")
+            return
+        job = _Job(request, deadline=self._clock() + self.request_timeout_s)
+        try:
+            self._queue.put_nowait(job)
+        except asyncio.QueueFull:
+            self.counters.busy += 1
+            self.counters.failed += 1
+            yield ErrorEvent(f"busy, {self._queue.qsize()} requests queued; try again shortly")
+            return
+        finished = False
+        try:
+            while True:
+                remaining = job.deadline - self._clock()
+                try:
+                    event = await asyncio.wait_for(job.events.get(), timeout=max(remaining, 0))
+                except TimeoutError:
+                    job.cancel("timeout")
+                    self.counters.timed_out += 1
+                    self.counters.failed += 1
+                    finished = True
+                    yield ErrorEvent(
+                        f"request timed out after {self.request_timeout_s:g} s "
+                        f"([daemon] request_timeout_s) and was cancelled"
+                    )
+                    return
+                if event is None:  # the worker dropped it (cancelled while queued)
+                    finished = True
+                    self.counters.failed += 1
+                    yield ErrorEvent(f"request cancelled: {job.cancelled or 'unknown reason'}")
+                    return
+                if isinstance(event, FinalAnswer | ErrorEvent):
+                    finished = True
+                    if isinstance(event, FinalAnswer):
+                        self.counters.served += 1
+                    else:
+                        self.counters.failed += 1
+                    yield event
+                    return
+                yield event
+        finally:
+            if not finished:  # the client closed the stream early: it went away
+                self.counters.cancelled += 1
+                self.counters.failed += 1
+                job.cancel("client went away")
+
+    def reset_session(self, session: str) -> bool:
+        return self.sessions.reset(session)
+
+    def status(self) -> dict[str, Any]:
+        c = self.counters
+        status: dict[str, Any] = {
+            "uptime_s": round(self._clock() - self._started, 3),
+            "queue_depth": self.queue_depth,
+            "queue_size": self.queue_size,
+            "in_flight": 1 if self.in_flight else 0,
+            "requests": {
+                "served": c.served,
+                "failed": c.failed,
+                "busy": c.busy,
+                "timed_out": c.timed_out,
+                "cancelled": c.cancelled,
+            },
+            "sessions": len(self.sessions),
+        }
+        if self._status_extra is not None:
+            status.update(self._status_extra())
+        return status
+
+    def tools(self) -> list[dict[str, Any]]:
+        return self._tool_list() if self._tool_list is not None else []
+
+    # --- the worker ------------------------------------------------------------------
+
+    async def _work(self) -> None:
+        while True:
+            job = await self._queue.get()
+            if job.cancelled is not None:
+                job.events.put_nowait(None)
+                continue
+            self._running = job
+            job.task = asyncio.create_task(self._turn(job), name=f"edgeagent-turn-{job.request.id}")
+            try:
+                # wait() rather than await: cancelling the turn must not cancel the worker.
+                await asyncio.wait({job.task})
+            finally:
+                self._running = None
+
+    async def _turn(self, job: _Job) -> None:
+        request = job.request
+        ended = False
+        try:
+            conversation = self.sessions.get_or_create(request.session)
+            stream = self.agent.run(
+                request.prompt, conversation=conversation, frontend=request.frontend
+            )
+            async with contextlib.aclosing(stream):  # type: ignore[type-var]
+                async for event in stream:
+                    job.events.put_nowait(event)
+                    if isinstance(event, FinalAnswer | ErrorEvent):
+                        ended = True
+                        break
+            if not ended:
+                job.events.put_nowait(ErrorEvent("the agent ended the turn without an answer"))
+        except asyncio.CancelledError:
+            # The client is gone or the deadline passed; tell a still-listening client why.
+            job.events.put_nowait(ErrorEvent(f"request cancelled: {job.cancelled or 'shutdown'}"))
+        except Exception as exc:
+            log.exception("request %s failed", request.id)
+            job.events.put_nowait(ErrorEvent(f"internal error: {exc}"))
+
+    async def _sweep(self) -> None:
+        while True:
+            await asyncio.sleep(min(SESSION_SWEEP_S, self.session_idle_s / 2))
+            try:
+                expired = self.sessions.expire(self.session_idle_s)
+            except Exception:
+                log.exception("expiring idle sessions failed")
+                continue
+            if expired:
+                log.info("expired %d idle session(s): %s", len(expired), ", ".join(expired))
