@@ -1,0 +1,227 @@
+"""The agent loop: generate, parse calls, validate, execute, feed results back, repeat.
+
+One :meth:`Agent.run` is one turn. Every step is an event (streamed text, each tool
+call, each result) and the turn ends with exactly one :class:`FinalAnswer` or
+:class:`ErrorEvent`. Failures are data at the model boundary: a bad call comes back to
+the model as a tool result it can read and correct; only the step limit, the repeat
+guard, a context overflow or a backend failure end the turn with an error.
+"""
+
+from __future__ import annotations
+
+import json
+import logging
+import re
+from collections.abc import AsyncIterator, Sequence
+from typing import Any
+
+from edgeagent.agent.context import Conversation, fit_context
+from edgeagent.agent.events import (
+    ErrorEvent,
+    Event,
+    FinalAnswer,
+    TextChunk,
+    ToolCallEvent,
+    ToolResultEvent,
+)
+from edgeagent.errors import ContextOverflowError, LLMError
+from edgeagent.llm.base import LLM, GenerateRequest
+from edgeagent.tools.calls import CallFormat
+from edgeagent.tools.executor import ToolCall, ToolExecutor
+from edgeagent.tools.tool import ToolResult
+
+log = logging.getLogger(__name__)
+
+# Chat-template control tokens (<|im_start|>, <|im_end|>, <|endoftext|>, <|eot_id|>...)
+# and the tags that frame calls and results. Removed from tool output so that nothing a
+# tool returns (a web page, a file, a sensor name) can open a new turn or fake a call.
+_CONTROL_TOKENS = re.compile(r"<\|[\w.:/ -]{1,40}\|>")
+_FRAME_TAGS = re.compile(r"</?\s*(?:tool_call|tool_response|tools|function(?:=[\w.-]*)?)\s*>")
+
+DEFAULT_MAX_TOOL_CHARS = 4000
+
+
+def sanitize(text: str, *, frame_tags: bool = True) -> str:
+    """``text`` without template control tokens (and call/result tags)."""
+    text = _CONTROL_TOKENS.sub("", text)
+    return _FRAME_TAGS.sub("", text) if frame_tags else text
+
+
+def _signature(call: ToolCall) -> str:
+    """A call's identity for the repeat guard: name plus canonical arguments."""
+    return call.name + json.dumps(call.arguments, sort_keys=True, default=str)
+
+
+def _describe_call(call: ToolCall) -> str:
+    return f"{call.name}({json.dumps(call.arguments, ensure_ascii=False, default=str)})"
+
+
+class Agent:
+    """Runs turns of a conversation against one LLM and one tool executor."""
+
+    def __init__(
+        self,
+        *,
+        llm: LLM,
+        executor: ToolExecutor,
+        call_format: CallFormat,
+        system_prompt: str,
+        max_steps: int = 5,
+        context_threshold: float = 0.8,
+        max_tokens: int = 256,
+        temperature: float = 0.0,
+        grammar: str | None = None,
+        native_tools: Sequence[dict[str, Any]] | None = None,
+        max_tool_chars: int = DEFAULT_MAX_TOOL_CHARS,
+    ) -> None:
+        if max_steps < 1:
+            raise ValueError(f"max_steps must be at least 1, got {max_steps}")
+        self.llm = llm
+        self.executor = executor
+        self.call_format = call_format
+        self.system_prompt = system_prompt
+        self.max_steps = max_steps
+        self.context_threshold = context_threshold
+        self.max_tokens = max_tokens
+        self.temperature = temperature
+        self.grammar = grammar
+        self.native_tools = native_tools
+        self.max_tool_chars = max_tool_chars
+
+    def new_conversation(self, session_id: str | None = None) -> Conversation:
+        """A conversation that starts with this agent's system prompt."""
+        return Conversation.start(
+            self.system_prompt, session_id=session_id, one_shot=session_id is None
+        )
+
+    async def run(
+        self, prompt: str, *, conversation: Conversation, frontend: str
+    ) -> AsyncIterator[Event]:
+        """One turn: stream events; end with exactly one FinalAnswer or ErrorEvent."""
+        messages = conversation.messages
+        # A prompt cannot carry template control tokens either (llama.cpp tokenizes
+        # contents as text, but the Hailo host tokenizer parses the rendered template).
+        messages.append({"role": "user", "content": sanitize(prompt, frame_tags=False)})
+        records: list[dict[str, Any]] = []
+        failures: dict[str, str] = {}  # signature -> error, for the repeat guard
+        for step in range(1, self.max_steps + 1):
+            try:
+                await fit_context(
+                    conversation,
+                    self.llm,
+                    threshold=self.context_threshold,
+                    reserve=self.max_tokens,
+                )
+            except ContextOverflowError as exc:
+                yield ErrorEvent(str(exc))
+                return
+            except LLMError as exc:
+                yield ErrorEvent(f"The model backend failed while measuring the context: {exc}")
+                return
+            raw = ""
+            async for event in self._generate(conversation):
+                if isinstance(event, ErrorEvent):
+                    yield event
+                    return
+                if isinstance(event, TextChunk):
+                    yield event
+                else:
+                    raw = event
+            parsed = self.call_format.parse(raw)
+            calls = [ToolCall(c.name, c.arguments) for c in parsed.calls]
+            if not calls and not parsed.errors:
+                answer = parsed.text.strip()
+                messages.append({"role": "assistant", "content": answer})
+                yield FinalAnswer(answer, tool_calls=records, steps=step)
+                return
+            if step == self.max_steps:
+                wanted = ", ".join(_describe_call(c) for c in calls) or "a malformed tool call"
+                yield ErrorEvent(
+                    f"Stopped after {self.max_steps} steps (the [agent] max_steps limit) "
+                    f"without a final answer; the model still wanted {wanted}. Ask again "
+                    f"more simply, or raise max_steps"
+                )
+                return
+            messages.append(
+                {"role": "assistant", "content": self.call_format.render_call(parsed.calls)}
+                if calls
+                else {"role": "assistant", "content": raw.strip()}
+            )
+            for error in parsed.errors:
+                # Malformed attempts come back as a failed result, so the model can fix
+                # the syntax on the next step instead of the turn failing.
+                feedback = ToolResult.failure(
+                    f"your tool call could not be read: {error}. Write it exactly as the "
+                    f"instructions show, or answer in plain text"
+                )
+                messages.append({"role": "tool", "content": self._tool_content(feedback)})
+            for call in calls:
+                signature = _signature(call)
+                if signature in failures:
+                    yield ErrorEvent(
+                        f"The model repeated the failing call {_describe_call(call)}, which "
+                        f"already failed with: {failures[signature]}. Not running it again; "
+                        f"stopping this turn"
+                    )
+                    return
+                yield ToolCallEvent(call.name, call.arguments, step)
+                result = await self.executor.execute(call, frontend=frontend)
+                yield ToolResultEvent(call.name, result.ok, result.result, result.error, step)
+                record: dict[str, Any] = {"name": call.name, "arguments": call.arguments}
+                record.update(result.to_dict())
+                records.append(record)
+                if not result.ok:
+                    failures[signature] = result.error or "an error"
+                messages.append({"role": "tool", "content": self._tool_content(result)})
+
+    async def _generate(
+        self, conversation: Conversation
+    ) -> AsyncIterator[TextChunk | ErrorEvent | str]:
+        """Stream one generation: visible TextChunks, then the raw text (or an ErrorEvent)."""
+        request = GenerateRequest(
+            messages=list(conversation.messages),
+            session=conversation.id,
+            max_tokens=self.max_tokens,
+            temperature=self.temperature,
+            grammar=self.grammar,
+            tools=self.native_tools,
+        )
+        shown = self.call_format.stream_filter()
+        pieces: list[str] = []
+        stream = self.llm.stream(request)
+        try:
+            try:
+                async for piece in stream:
+                    pieces.append(piece)
+                    visible = shown.feed(piece)
+                    if visible:
+                        yield TextChunk(visible)
+            finally:
+                # Close the backend's stream now (not when garbage collected), so a
+                # client that goes away stops the generation at once.
+                aclose = getattr(stream, "aclose", None)
+                if aclose is not None:
+                    await aclose()
+            tail = shown.flush()
+            if tail:
+                yield TextChunk(tail)
+        except LLMError as exc:
+            yield ErrorEvent(f"The model backend failed: {exc}")
+            return
+        except Exception as exc:  # a backend bug must end the turn, not the daemon
+            log.exception("model backend raised")
+            yield ErrorEvent(f"The model backend failed: {type(exc).__name__}: {exc}")
+            return
+        yield "".join(pieces)
+
+    def _tool_content(self, result: ToolResult) -> str:
+        """A tool result as the model will read it: sanitised and size-limited JSON."""
+        content = sanitize(result.to_json())
+        if len(content) <= self.max_tool_chars:
+            return content
+        # Cut the payload, not the JSON, so the model still reads a valid object.
+        body = sanitize(str(result.result if result.ok else result.error))
+        keep = max(self.max_tool_chars - 80, 0)
+        note = f"{body[:keep]}... [truncated, {len(body)} characters in all]"
+        cut = ToolResult.success(note) if result.ok else ToolResult.failure(note)
+        return cut.to_json()
