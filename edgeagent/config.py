@@ -52,6 +52,9 @@ class HailoConfig(Section):
     frequency_penalty: float | None = None
     do_sample: bool | None = False
     seed: int | None = None
+    call_markers: tuple[str, str] | tuple[()] | None = ("<tool-call>", "</tool-call>")
+    """Plain-text spelling of the call tags for the model (the HEF's tokenizer would
+    turn ``<tool_call>`` into Qwen-Coder's untrained special token); ``[]``: native tags."""
 
 
 class HTTPConfig(Section):
