@@ -10,11 +10,16 @@ import logging
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
 from types import ModuleType
+from typing import TYPE_CHECKING
 
 from edgeagent.config import Config
 from edgeagent.tools.executor import CallPolicy, Confirm, ToolExecutor
 from edgeagent.tools.plugins import PluginContext, PluginLoadReport, load_plugins
 from edgeagent.tools.registry import ToolRegistry
+
+if TYPE_CHECKING:
+    from edgeagent.agent.loop import Agent
+    from edgeagent.llm.base import LLM
 
 log = logging.getLogger(__name__)
 
@@ -77,3 +82,47 @@ def build_executor(
         confirm=confirm,
     )
     return ToolExecutor(registry, policy=policy)
+
+
+def build_agent(
+    config: Config, *, llm: LLM, executor: ToolExecutor, registry: ToolRegistry
+) -> Agent:
+    """The agent loop for the enabled tools, with the prompt and call format of [agent]."""
+    from edgeagent.agent.loop import Agent
+    from edgeagent.agent.prompt import build_system_prompt
+    from edgeagent.tools.calls import get_call_format
+
+    call_format = get_call_format(config.agent.call_format)
+    tools = list(registry)
+    system_prompt = build_system_prompt(
+        tools,
+        manifest_format=config.agent.manifest_format,
+        call_format=call_format,
+        persona=config.agent.system_prompt,
+    )
+    grammar: str | None = None
+    if config.llm.llamacpp.grammar and tools:
+        if call_format.name == "json":
+            from edgeagent.llm.grammar import build_tool_grammar
+
+            # Engines other than llama.cpp ignore the grammar, so it is safe to always pass.
+            grammar = build_tool_grammar(
+                tools, open_marker=call_format.open_tag, close_marker=call_format.close_tag
+            )
+        else:
+            log.warning(
+                "[llm.llamacpp] grammar only constrains the json call format; "
+                "[agent] call_format = %r runs unconstrained",
+                config.agent.call_format,
+            )
+    return Agent(
+        llm=llm,
+        executor=executor,
+        call_format=call_format,
+        system_prompt=system_prompt,
+        max_steps=config.agent.max_steps,
+        context_threshold=config.agent.context_threshold,
+        max_tokens=config.llm.max_tokens,
+        temperature=config.llm.temperature,
+        grammar=grammar,
+    )
