@@ -9,7 +9,8 @@ object that parses the reply, so the prompt and the parser cannot disagree.
 from __future__ import annotations
 
 import json
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
+from typing import Any
 
 from edgeagent.tools.calls import CallFormat
 from edgeagent.tools.render import render_manifest
@@ -22,9 +23,9 @@ RULES = (
 )
 
 
-def render_manifest_text(tools: Sequence[Tool], manifest_format: str) -> str:
+def render_manifest_text(tools: Sequence[Tool], manifest_format: str, **options: Any) -> str:
     """The manifest as prompt text; list formats (openai, anthropic) become JSON lines."""
-    manifest = render_manifest(list(tools), manifest_format)
+    manifest = render_manifest(list(tools), manifest_format, **options)
     if isinstance(manifest, str):
         return manifest
     lines = [json.dumps(entry, ensure_ascii=False, separators=(",", ":")) for entry in manifest]
@@ -37,11 +38,15 @@ def build_system_prompt(
     manifest_format: str,
     call_format: CallFormat,
     persona: str | None = None,
+    manifest_options: Mapping[str, Any] | None = None,
 ) -> str:
-    """The whole system message for ``tools`` (no tools: persona and rules only)."""
+    """The whole system message for ``tools`` (no tools: persona and rules only).
+
+    ``manifest_options`` go to :func:`~edgeagent.tools.render.render_manifest`.
+    """
     parts = [(persona or DEFAULT_PERSONA).strip()]
     if tools:
-        parts.append(render_manifest_text(tools, manifest_format))
+        parts.append(render_manifest_text(tools, manifest_format, **(manifest_options or {})))
         parts.append(call_format.instructions())
     parts.append(RULES)
     return "\n\n".join(parts)

@@ -37,7 +37,7 @@ _SHORT_TYPES = {
 def _short_type(spec: dict[str, Any]) -> str:
     """``str``, ``int``, ``list[str]``, ``"on"|"off"`` or ``int|str`` for a schema node."""
     if "enum" in spec:
-        return "|".join(json.dumps(v, ensure_ascii=False) for v in spec["enum"])
+        return "|".join(_enum_value(v) for v in spec["enum"])
     for union in ("anyOf", "oneOf"):
         if union in spec:
             return "|".join(_short_type(s) for s in spec[union] if s.get("type") != "null")
@@ -49,7 +49,14 @@ def _short_type(spec: dict[str, Any]) -> str:
     return _SHORT_TYPES.get(kind, str(kind))
 
 
-def _range(spec: dict[str, Any]) -> str:
+def _enum_value(value: Any) -> str:
+    # Bare words read as well as quoted ones and cost fewer tokens.
+    if isinstance(value, str) and value.replace("-", "_").isidentifier():
+        return value
+    return json.dumps(value, ensure_ascii=False)
+
+
+def _range(spec: dict[str, Any], *, lengths: bool = True) -> str:
     """``0-100``, ``>=0``, ``<10``, ``1-64 chars``, or ``""`` for a schema node."""
     lo = spec.get("minimum")
     hi = spec.get("maximum")
@@ -65,8 +72,10 @@ def _range(spec: dict[str, Any]) -> str:
     if "exclusiveMaximum" in spec:
         parts.append(f"<{_num(spec['exclusiveMaximum'])}")
     lo_len, hi_len = spec.get("minLength"), spec.get("maxLength")
-    if lo_len is not None or hi_len is not None:
-        parts.append(f"{lo_len or 0}-{hi_len} chars" if hi_len is not None else f">={lo_len} chars")
+    if lengths and hi_len is not None:
+        parts.append(f"{lo_len or 0}-{hi_len} chars")
+    elif lengths and lo_len is not None:
+        parts.append(f">={lo_len} chars")
     return " ".join(parts)
 
 
@@ -84,7 +93,7 @@ def _concise_line(tool: Tool, *, descriptions: bool) -> str:
     args = []
     for name, spec, required in _params(tool):
         text = f"{name}{'' if required else '?'}: {_short_type(spec)}"
-        limits = _range(spec)
+        limits = _range(spec, lengths=False)  # string lengths: noise for a small model
         if limits:
             text += f" {limits}"
         if descriptions and spec.get("description"):
@@ -94,9 +103,13 @@ def _concise_line(tool: Tool, *, descriptions: bool) -> str:
 
 
 def render_concise(
-    tools: Sequence[Tool], *, header: bool = True, param_descriptions: bool = False
+    tools: Sequence[Tool], *, header: bool = True, param_descriptions: bool = True
 ) -> str:
-    """One line per tool; ``?`` marks an optional parameter, enums are listed inline."""
+    """One line per tool; ``?`` marks an optional parameter, enums are listed inline.
+
+    Parameter descriptions are kept by default: they carry argument semantics (units,
+    "negative = left") that the types alone do not.
+    """
     lines = ["Tools:"] if header else []
     lines += [_concise_line(t, descriptions=param_descriptions) for t in tools]
     return "\n".join(lines)
@@ -171,7 +184,7 @@ def render_manifest(tools: Sequence[Tool], fmt: str, **options: Any) -> str | li
     """Render ``tools`` as format ``fmt`` (see the module docstring).
 
     ``options``: ``header`` (text formats, default True) and ``param_descriptions``
-    (``concise`` only, default False).
+    (``concise`` only, default True).
     """
     renderer = _RENDERERS.get(fmt)
     if renderer is None:
