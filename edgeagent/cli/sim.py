@@ -1,0 +1,41 @@
+"""``edgeagent sim``: run the device simulator and its live dashboard."""
+
+from __future__ import annotations
+
+import ipaddress
+
+import click
+
+from edgeagent.cli import load
+
+
+def _is_loopback(host: str) -> bool:
+    if host == "localhost":
+        return True
+    try:
+        return ipaddress.ip_address(host).is_loopback
+    except ValueError:
+        return False
+
+
+@click.command()
+@click.option(
+    "--host", default=None, help="Address to bind (default: [simulator] host, 127.0.0.1)."
+)
+@click.option("--port", type=int, default=None, help="Port (default: [simulator] port, 8765).")
+@click.pass_context
+def sim(ctx: click.Context, host: str | None, port: int | None) -> None:
+    """Run the LED/servo simulator with its dashboard (Ctrl-C stops it)."""
+    from edgeagent_sim import create_app
+    from werkzeug.serving import run_simple
+
+    config = load(ctx).simulator
+    host = host or config.host
+    port = port or config.port
+    if not _is_loopback(host):
+        # The simulator has no authentication: anyone who can reach it drives the devices.
+        click.echo(f"warning: binding {host}; the simulator has no authentication", err=True)
+    state_file = config.state_file
+    app = create_app({"STATE_FILE": str(state_file) if state_file else None})
+    click.echo(f"simulator dashboard: http://{host}:{port}/  (state file: {state_file})")
+    run_simple(host, port, app, threaded=True, use_reloader=False, use_debugger=False)

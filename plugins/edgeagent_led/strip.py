@@ -1,0 +1,100 @@
+"""The strip's state as the tools see it, and colour names both ways."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass, replace
+from typing import Any
+
+import webcolors
+
+from edgeagent.errors import ToolArgumentError
+
+BLACK = "#000000"
+RGB = tuple[int, int, int]
+
+
+def to_hex(color: str) -> str:
+    """``red``, ``#F00`` or ``#ff0000`` -> ``#ff0000``."""
+    text = color.strip().lower()
+    try:
+        if text.startswith("#"):
+            return str(webcolors.normalize_hex(text))
+        return str(webcolors.name_to_hex(text.replace(" ", "")))
+    except ValueError:
+        raise ToolArgumentError(
+            f"unknown color {color!r}; use a CSS color name like 'red' or '#rrggbb'"
+        ) from None
+
+
+def name_of(hex_color: str) -> str:
+    """The CSS name of a colour when it has one (``#ff0000`` -> ``red``), else the hex."""
+    try:
+        return str(webcolors.hex_to_name(hex_color))
+    except ValueError:
+        return hex_color
+
+
+def hex_to_rgb(hex_color: str) -> RGB:
+    rgb = webcolors.hex_to_rgb(hex_color)
+    return (rgb.red, rgb.green, rgb.blue)
+
+
+@dataclass(frozen=True)
+class LedState:
+    on: bool
+    brightness: int
+    """0-100 %."""
+    pixels: tuple[str, ...]
+    """``#rrggbb`` per pixel."""
+
+    @classmethod
+    def dark(cls, count: int) -> LedState:
+        return cls(on=False, brightness=100, pixels=(BLACK,) * count)
+
+    @classmethod
+    def from_dict(cls, data: dict[str, Any], *, count: int) -> LedState:
+        """From the simulator's JSON, padded or cut to ``count`` pixels."""
+        pixels = [to_hex(str(p)) for p in data.get("pixels", [])][:count]
+        pixels += [BLACK] * (count - len(pixels))
+        return cls(bool(data.get("on")), int(data.get("brightness", 100)), tuple(pixels))
+
+    def to_dict(self) -> dict[str, Any]:
+        return {"on": self.on, "brightness": self.brightness, "pixels": list(self.pixels)}
+
+    def with_color(self, color: str, first: int, last: int) -> LedState:
+        pixels = list(self.pixels)
+        pixels[first : last + 1] = [color] * (last - first + 1)
+        return replace(self, pixels=tuple(pixels))
+
+    def rendered(self, max_brightness: int = 255) -> list[RGB]:
+        """What each pixel emits: colour x brightness, black when off."""
+        if not self.on:
+            return [(0, 0, 0)] * len(self.pixels)
+        scale = self.brightness / 100 * max_brightness / 255
+        return [
+            (round(r * scale), round(g * scale), round(b * scale))
+            for r, g, b in (hex_to_rgb(p) for p in self.pixels)
+        ]
+
+    def summary(self) -> dict[str, Any]:
+        """What the model reads back: one colour name, or colour runs for a mixed strip."""
+        out: dict[str, Any] = {"on": self.on, "brightness": self.brightness}
+        runs = _runs(self.pixels)
+        if len(runs) == 1:
+            out["color"] = name_of(self.pixels[0])
+        else:
+            out["pixels"] = [
+                f"{a}-{b}: {name_of(c)}" if a != b else f"{a}: {name_of(c)}" for a, b, c in runs
+            ]
+        return out
+
+
+def _runs(pixels: Sequence[str]) -> list[tuple[int, int, str]]:
+    runs: list[tuple[int, int, str]] = []
+    for i, color in enumerate(pixels):
+        if runs and runs[-1][2] == color:
+            runs[-1] = (runs[-1][0], i, color)
+        else:
+            runs.append((i, i, color))
+    return runs

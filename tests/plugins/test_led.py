@@ -1,0 +1,244 @@
+"""The LED plugin: the SPI waveform, the ws281x driver, the tools on the mock strip, and
+``real`` failing clearly where there is no strip."""
+
+from __future__ import annotations
+
+import asyncio
+import importlib
+import sys
+import types
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+import edgeagent_led
+import pytest
+from edgeagent_led.backends import open_backend
+from edgeagent_led.backends.mock import MockLed
+from edgeagent_led.backends.spi import SPI_HZ, SpiLed, encode_ws2812
+from edgeagent_led.controller import LedController
+from edgeagent_led.options import LedOptions
+from edgeagent_led.strip import LedState
+
+from edgeagent.compose import build_tools
+from edgeagent.config import Config, ToolsConfig
+from edgeagent.errors import HardwareError
+from edgeagent.tools import make_tool
+from edgeagent.tools.executor import ToolCall, ToolExecutor
+from edgeagent.tools.registry import ToolRegistry
+
+FAKES = Path(__file__).resolve().parents[1] / "fakes"
+RED, GREEN, BLUE, WHITE, BLACK = (255, 0, 0), (0, 255, 0), (0, 0, 255), (255, 255, 255), (0, 0, 0)
+
+
+def ws2812_spi_bits(rgb: tuple[int, int, int]) -> bytes:
+    """The WS2812 spec, spelled out: 24 bits G, R, B, MSB first; each data bit becomes
+    three SPI bits at 2.4 MHz (1 -> 110, 0 -> 100)."""
+    r, g, b = rgb
+    data = f"{g:08b}{r:08b}{b:08b}"
+    spi = "".join("110" if bit == "1" else "100" for bit in data)
+    return int(spi, 2).to_bytes(len(spi) // 8, "big")
+
+
+# --- SPI waveform --------------------------------------------------------------------
+
+
+@pytest.mark.parametrize("color", [RED, GREEN, BLUE, WHITE, BLACK, (18, 52, 86)])
+def test_spi_encoding_is_bit_exact_for_one_pixel(color: tuple[int, int, int]) -> None:
+    encoded = encode_ws2812([color])
+    assert encoded[:9] == ws2812_spi_bits(color)
+
+
+def test_spi_encoding_known_bytes_grb_order_and_reset_latch() -> None:
+    encoded = encode_ws2812([RED, BLUE])
+    zero, one = bytes([0x92, 0x49, 0x24]), bytes([0xDB, 0x6D, 0xB6])  # 100x8, 110x8
+    assert encoded[:9] == zero + one + zero  # red is G=0, R=255, B=0
+    assert encoded[9:18] == zero + zero + one
+    latch = encoded[18:]
+    assert set(latch) == {0}
+    assert len(latch) * 8 / SPI_HZ >= 280e-6  # WS2812B needs >= 280 us low to latch
+
+
+def test_spi_backend_writes_scaled_pixels_to_the_device(
+    monkeypatch: pytest.MonkeyPatch, tmp_path: Path
+) -> None:
+    written: list[bytes] = []
+
+    class FakeSpiDev:
+        def open(self, bus: int, device: int) -> None:
+            self.opened = (bus, device)
+
+        def writebytes2(self, data: bytes) -> None:
+            written.append(bytes(data))
+
+        def close(self) -> None:
+            pass
+
+    monkeypatch.setitem(sys.modules, "spidev", types.SimpleNamespace(SpiDev=FakeSpiDev))
+    (tmp_path / "spidev0.0").touch()
+    led = SpiLed.open(LedOptions(backend="real", driver="spi", count=2), dev_dir=tmp_path)
+    led.write(LedState(on=True, brightness=50, pixels=("#ff0000", "#ffffff")))
+    half = round(255 * 0.5)
+    assert written[-1][:18] == ws2812_spi_bits((half, 0, 0)) + ws2812_spi_bits((half,) * 3)
+    led.write(LedState(on=False, brightness=50, pixels=("#ff0000", "#ffffff")))
+    assert written[-1][:18] == ws2812_spi_bits(BLACK) * 2
+
+
+# --- ws281x through a fake rpi_ws281x ------------------------------------------------
+
+
+@pytest.fixture
+def fake_ws281x(monkeypatch: pytest.MonkeyPatch) -> Iterator[Any]:
+    monkeypatch.syspath_prepend(str(FAKES))
+    sys.modules.pop("rpi_ws281x", None)
+    try:
+        yield importlib.import_module("rpi_ws281x")
+    finally:
+        sys.modules.pop("rpi_ws281x", None)
+
+
+def test_ws281x_backend_fills_the_pixel_buffer_and_shows(fake_ws281x: Any) -> None:
+    options = LedOptions(backend="real", driver="ws281x", count=4, pin=18, max_brightness=200)
+    led = open_backend(options, simulator_url="http://unused")
+    (strip,) = fake_ws281x.strips
+    assert (strip.num, strip.pin, strip.freq_hz, strip.channel) == (4, 18, 800_000, 0)
+
+    led.write(LedState(on=True, brightness=50, pixels=("#ff0000", "#00ff00", "#0000ff", "#123456")))
+    brightness, pixels = strip.shown[-1]
+    assert pixels == [0xFF0000, 0x00FF00, 0x0000FF, 0x123456]
+    assert brightness == 100  # 50 % of max_brightness 200
+
+    led.write(LedState(on=False, brightness=50, pixels=("#ff0000",) * 4))
+    assert strip.shown[-1][0] == 0
+    assert len(strip.shown) == 2
+
+
+# --- the tools on the mock strip ---------------------------------------------------
+
+
+def run_tool(executor: ToolExecutor, name: str, **arguments: Any) -> dict[str, Any]:
+    return asyncio.run(executor.execute(ToolCall(name, arguments))).to_dict()
+
+
+@pytest.fixture
+def mock_led() -> tuple[MockLed, ToolExecutor, list[float]]:
+    sleeps: list[float] = []
+    backend = MockLed(count=8)
+    controller = LedController(backend=backend, count=8, effect_s=1.0, sleep=sleeps.append)
+    registry = ToolRegistry([make_tool(controller.led), make_tool(controller.led_state)])
+    return backend, ToolExecutor(registry), sleeps
+
+
+def test_color_name_lights_the_whole_strip_and_reads_back(mock_led: Any) -> None:
+    backend, executor, _ = mock_led
+    assert run_tool(executor, "led", color="red") == {
+        "ok": True,
+        "result": {"on": True, "brightness": 100, "color": "red"},
+    }
+    assert backend.state.pixels == ("#ff0000",) * 8
+    assert run_tool(executor, "led_state")["result"]["color"] == "red"
+
+
+def test_range_brightness_and_off_only_change_what_is_given(mock_led: Any) -> None:
+    backend, executor, _ = mock_led
+    run_tool(executor, "led", color="#00F")
+    result = run_tool(executor, "led", color="lime", first=2, last=3, brightness=40)["result"]
+    assert backend.state.pixels == ("#0000ff",) * 2 + ("#00ff00",) * 2 + ("#0000ff",) * 4
+    assert result["pixels"] == ["0-1: blue", "2-3: lime", "4-7: blue"]
+    run_tool(executor, "led", on=False)
+    assert backend.state == LedState(False, 40, backend.state.pixels)
+    assert backend.state.rendered() == [(0, 0, 0)] * 8
+
+
+def test_bad_arguments_come_back_as_readable_errors(mock_led: Any) -> None:
+    backend, executor, _ = mock_led
+    bad_color = run_tool(executor, "led", color="blurple")
+    assert not bad_color["ok"] and "blurple" in bad_color["error"]
+    assert "#rrggbb" in bad_color["error"]
+    too_bright = run_tool(executor, "led", brightness=150)
+    assert "brightness must be 0-100, got 150" in too_bright["error"]
+    off_strip = run_tool(executor, "led", color="red", first=6, last=9)
+    assert "6-9" in off_strip["error"] and "<= 7" in off_strip["error"]
+    assert backend.history == []  # nothing reached the strip
+
+
+def test_blink_is_bounded_and_ends_on_the_requested_state(mock_led: Any) -> None:
+    backend, executor, sleeps = mock_led
+    result = run_tool(executor, "led", color="red", effect="blink")["result"]
+    assert result["effect"] == "blink for 1 s"
+    assert sum(sleeps) == pytest.approx(1.0)  # effect_s bounds the animation
+    ons = [s.on for s in backend.history]
+    assert ons[:4] == [False, True, False, True]
+    assert backend.history[-1] == LedState(True, 100, ("#ff0000",) * 8)
+
+
+def test_pulse_varies_brightness_then_restores_it(mock_led: Any) -> None:
+    backend, executor, _ = mock_led
+    run_tool(executor, "led", color="white", brightness=80, effect="pulse")
+    levels = {s.brightness for s in backend.history[:-1]}
+    assert len(levels) > 3 and max(levels) <= 80
+    assert backend.history[-1].brightness == 80
+
+
+def test_plugin_registers_both_tools_and_goes_dark_on_close() -> None:
+    config = Config(
+        plugins={"led": {"backend": "mock", "count": 3}}, tools=ToolsConfig(wrapped_dir=None)
+    )
+    toolset = build_tools(config, plugins=[("led", edgeagent_led)])
+    assert toolset.registry.names() == ["led", "led_state"]
+    executor = ToolExecutor(toolset.registry)
+    run_tool(executor, "led", color="green")
+    assert run_tool(executor, "led_state")["result"]["on"] is True
+    toolset.close()
+    assert run_tool(executor, "led_state")["result"] == {
+        "on": False,
+        "brightness": 100,
+        "color": "black",
+    }
+
+
+def test_bad_plugin_options_name_the_key() -> None:
+    config = Config(plugins={"led": {"backend": "laser"}}, tools=ToolsConfig(wrapped_dir=None))
+    report = build_tools(config, plugins=[("led", edgeagent_led)]).report
+    assert "plugins.led.backend" in report.failed["led"]
+
+
+# --- real, without the hardware -----------------------------------------------------
+
+
+def test_real_ws281x_without_the_library_fails_clearly(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setitem(sys.modules, "rpi_ws281x", None)  # import raises ImportError
+    with pytest.raises(HardwareError, match=r"rpi_ws281x.*pip install rpi-ws281x"):
+        open_backend(LedOptions(backend="real", driver="ws281x"), simulator_url="http://x")
+
+
+def test_real_spi_without_spidev_or_device_fails_clearly(
+    monkeypatch: pytest.MonkeyPatch, tmp_path: Path
+) -> None:
+    monkeypatch.setitem(sys.modules, "spidev", None)
+    with pytest.raises(HardwareError, match=r"spidev.*pip install spidev"):
+        open_backend(LedOptions(backend="real", driver="spi"), simulator_url="http://x")
+    monkeypatch.setitem(sys.modules, "spidev", types.SimpleNamespace(SpiDev=object))
+    with pytest.raises(HardwareError, match=r"spidev0\.0 does not exist.*raspi-config"):
+        SpiLed.open(LedOptions(backend="real", driver="spi"), dev_dir=tmp_path)
+
+
+def test_real_auto_picks_spi_on_a_pi5_and_never_falls_back_to_sim(
+    monkeypatch: pytest.MonkeyPatch, tmp_path: Path
+) -> None:
+    monkeypatch.setitem(sys.modules, "spidev", None)
+    monkeypatch.setitem(sys.modules, "rpi_ws281x", None)
+    model = tmp_path / "model"
+    model.write_bytes(b"Raspberry Pi 5 Model B Rev 1.0\x00")
+    with pytest.raises(HardwareError, match="driver spi"):
+        open_backend(LedOptions(backend="real", device_model=model), simulator_url="http://x")
+    model.write_bytes(b"Raspberry Pi 4 Model B Rev 1.4\x00")
+    with pytest.raises(HardwareError, match="driver ws281x"):
+        open_backend(LedOptions(backend="real", device_model=model), simulator_url="http://x")
+    config = Config(
+        plugins={"led": {"backend": "real", "device_model": str(model)}},
+        tools=ToolsConfig(wrapped_dir=None),
+    )
+    toolset = build_tools(config, plugins=[("led", edgeagent_led)])
+    assert "led" not in toolset.registry
+    assert "HardwareError" in toolset.report.failed["led"]

@@ -1,0 +1,183 @@
+"""The servo plugin: pulse widths on gpiozero's mock PWM pin, detaching, clamping,
+relative moves, and ``real`` failing clearly without GPIO."""
+
+from __future__ import annotations
+
+import asyncio
+import sys
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+import edgeagent_servo
+import pytest
+from edgeagent_servo.backends import open_backend
+from edgeagent_servo.backends.gpiozero_servo import GpiozeroServo
+from edgeagent_servo.backends.mock import MockServo
+from edgeagent_servo.backends.sysfs import SysfsServo
+from edgeagent_servo.controller import ServoController
+from edgeagent_servo.options import ServoOptions
+from gpiozero.pins.mock import MockFactory, MockPWMPin
+
+from edgeagent.compose import build_tools
+from edgeagent.config import Config, ToolsConfig
+from edgeagent.errors import HardwareError
+from edgeagent.tools import make_tool
+from edgeagent.tools.executor import ToolCall, ToolExecutor
+from edgeagent.tools.registry import ToolRegistry
+
+
+def expected_pulse_s(angle: float, options: ServoOptions) -> float:
+    """Linear map of [min_angle, max_angle] onto [min_pulse, max_pulse]."""
+    span = (angle - options.min_angle) / (options.max_angle - options.min_angle)
+    return (options.min_pulse_us + span * (options.max_pulse_us - options.min_pulse_us)) / 1e6
+
+
+@pytest.fixture
+def factory() -> Iterator[MockFactory]:
+    factory = MockFactory(pin_class=MockPWMPin)
+    yield factory
+    factory.close()
+
+
+def open_mock_servo(
+    factory: MockFactory, options: ServoOptions
+) -> tuple[GpiozeroServo, Any, list[tuple[float, float | None, float]]]:
+    """The backend on a mock pin; each settle records (pulse width, frequency, settle)."""
+    pin = factory.pin(options.pin)
+    held: list[tuple[float, float | None, float]] = []
+
+    def settle(seconds: float) -> None:
+        # While the backend waits for the servo to arrive, the pulse is on the pin.
+        held.append((pin.state / pin.frequency, pin.frequency, seconds))
+
+    servo = GpiozeroServo.open(options, pin_factory=factory, sleep=settle)
+    return servo, pin, held
+
+
+@pytest.mark.parametrize(
+    "options",
+    [
+        ServoOptions(backend="real", pin=17),
+        ServoOptions(backend="real", pin=12, min_pulse_us=500, max_pulse_us=2500, settle_s=0.3),
+    ],
+)
+def test_gpiozero_pulse_widths_for_left_center_right(
+    factory: MockFactory, options: ServoOptions
+) -> None:
+    servo, pin, held = open_mock_servo(factory, options)
+    assert pin.frequency is None  # detached until the first move: no twitch at start-up
+    for angle in (-90, 0, 90):
+        servo.move_to(angle)
+        width, frequency, settle = held[-1]
+        assert width == pytest.approx(expected_pulse_s(angle, options), abs=1e-9)
+        assert frequency == pytest.approx(1e6 / options.frame_us)
+        assert settle == options.settle_s
+        assert pin.frequency is None and pin.state == 0  # detached after the move
+    assert servo.read() == 90
+    servo.close()
+
+
+def test_gpiozero_pin_history_shows_pulse_then_release(factory: MockFactory) -> None:
+    options = ServoOptions(backend="real", pin=17)
+    servo, pin, _ = open_mock_servo(factory, options)
+    pin.clear_states()
+    servo.move_to(-90)
+    assert [s.state for s in pin.states] == pytest.approx([0.0, 0.05, 0.0])  # 1 ms / 20 ms
+    servo.close()
+
+
+def run_tool(executor: ToolExecutor, name: str, **arguments: Any) -> dict[str, Any]:
+    return asyncio.run(executor.execute(ToolCall(name, arguments))).to_dict()
+
+
+def executor_for(backend: Any) -> ToolExecutor:
+    controller = ServoController(backend=backend)
+    return ToolExecutor(
+        ToolRegistry([make_tool(controller.servo), make_tool(controller.servo_state)])
+    )
+
+
+def test_absolute_and_relative_moves_with_clamping_reported() -> None:
+    backend = MockServo()
+    executor = executor_for(backend)
+    assert run_tool(executor, "servo", angle=45)["result"] == {"angle": 45}
+    assert run_tool(executor, "servo", move=-15)["result"] == {"angle": 30}
+    over = run_tool(executor, "servo", move=75)["result"]
+    assert over == {"angle": 90, "note": "clamped to 90 (asked 105)"}
+    under = run_tool(executor, "servo", angle=-200)["result"]
+    assert under == {"angle": -90, "note": "clamped to -90 (asked -200)"}
+    assert backend.history == [45, 30, 90, -90]
+    assert run_tool(executor, "servo_state")["result"] == {"angle": -90}
+
+
+def test_servo_needs_exactly_one_of_angle_and_move() -> None:
+    backend = MockServo()
+    executor = executor_for(backend)
+    for arguments in ({}, {"angle": 10, "move": 10}):
+        result = run_tool(executor, "servo", **arguments)
+        assert not result["ok"] and "either angle" in result["error"]
+    assert backend.history == []
+
+
+def test_relative_move_on_real_servo_before_any_absolute_move(factory: MockFactory) -> None:
+    servo, pin, _ = open_mock_servo(factory, ServoOptions(backend="real", pin=17))
+    executor = executor_for(servo)
+    result = run_tool(executor, "servo", move=10)
+    assert not result["ok"] and "give an absolute angle first" in result["error"]
+    assert pin.frequency is None
+    assert run_tool(executor, "servo", angle=10)["result"] == {"angle": 10}
+    assert run_tool(executor, "servo", move=-25)["result"] == {"angle": -15}
+    servo.close()
+
+
+def test_sysfs_backend_writes_period_duty_and_releases(tmp_path: Path) -> None:
+    chip = tmp_path / "pwmchip0"
+    chip.mkdir()
+    (chip / "export").write_text("")
+    (chip / "pwm2").mkdir()  # what the kernel creates on export
+    options = ServoOptions(backend="real", driver="sysfs", pwm_root=tmp_path, pwm_channel=2)
+    enables: list[str] = []
+    servo = SysfsServo.open(
+        options, sleep=lambda _: enables.append((chip / "pwm2/enable").read_text())
+    )
+    servo.move_to(90)
+    assert (chip / "pwm2/period").read_text() == "20000000"
+    assert (chip / "pwm2/duty_cycle").read_text() == "2000000"
+    assert enables == ["1"] and (chip / "pwm2/enable").read_text() == "0"
+
+
+def test_plugin_registers_tools_and_closes_the_backend() -> None:
+    config = Config(plugins={"servo": {"backend": "mock"}}, tools=ToolsConfig(wrapped_dir=None))
+    toolset = build_tools(config, plugins=[("servo", edgeagent_servo)])
+    assert toolset.registry.names() == ["servo", "servo_state"]
+    assert toolset.registry.get("servo").kind == "act"
+    assert toolset.registry.get("servo_state").kind == "read"
+    assert len(toolset.closers) == 1
+
+
+def test_real_without_gpio_fails_clearly(monkeypatch: pytest.MonkeyPatch) -> None:
+    options = ServoOptions(backend="real")
+    monkeypatch.setitem(sys.modules, "gpiozero", None)
+    with pytest.raises(HardwareError, match=r"needs gpiozero.*pip install gpiozero lgpio"):
+        open_backend(options, simulator_url="http://x")
+
+
+def test_real_on_a_machine_without_pins_names_the_fix(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    model = Path("/proc/device-tree/model")
+    if model.exists() and "Raspberry Pi" in model.read_text(errors="replace"):
+        pytest.skip("this machine is a Raspberry Pi: gpiozero finds real pins here")
+    from gpiozero import Device
+
+    # No pin factory chosen by the environment or an earlier test: the default search.
+    monkeypatch.delenv("GPIOZERO_PIN_FACTORY", raising=False)
+    monkeypatch.setattr(Device, "pin_factory", None)
+    config = Config(plugins={"servo": {"backend": "real"}}, tools=ToolsConfig(wrapped_dir=None))
+    toolset = build_tools(config, plugins=[("servo", edgeagent_servo)])
+    assert "servo" not in toolset.registry
+    reason = toolset.report.failed["servo"]
+    assert "HardwareError" in reason and "lgpio" in reason
+    with pytest.raises(HardwareError, match="dtoverlay=pwm-2chan"):
+        SysfsServo.open(ServoOptions(backend="real", driver="sysfs", pwm_root=tmp_path))
