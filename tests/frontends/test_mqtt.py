@@ -1,0 +1,625 @@
+"""The MQTT front end against a real mosquitto, observed by a real paho client."""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import os
+import signal
+import subprocess
+import sys
+import uuid
+from collections.abc import AsyncIterator, Awaitable, Callable
+from pathlib import Path
+from typing import Any
+
+import jinja2
+from mqtt_broker import Broker, Received, TestClient
+
+from edgeagent.agent.events import (
+    ErrorEvent,
+    Event,
+    FinalAnswer,
+    TextChunk,
+    ToolCallEvent,
+    ToolResultEvent,
+)
+from edgeagent.config import MQTTConfig
+from edgeagent.frontends.base import Request
+from edgeagent.frontends.mqtt import MQTTFrontend, Prompt, Rejected, parse_prompt
+
+LED_CALL = {"name": "led", "arguments": {"color": "red"}, "ok": True, "result": {"color": "red"}}
+
+
+class EchoDispatcher:
+    """Answers ``echo: <prompt>``; a prompt mentioning ``led`` first calls the LED tool."""
+
+    def __init__(self, *, delay_s: float = 0.0) -> None:
+        self.requests: list[Request] = []
+        self.delay_s = delay_s
+
+    async def submit(self, request: Request) -> AsyncIterator[Event]:
+        self.requests.append(request)
+        if self.delay_s:
+            await asyncio.sleep(self.delay_s)
+        calls: list[dict[str, Any]] = []
+        if "led" in request.prompt:
+            yield ToolCallEvent("led", {"color": "red"}, step=1)
+            yield ToolResultEvent("led", ok=True, result={"color": "red"}, step=1)
+            calls = [LED_CALL]
+        if request.prompt == "fail":
+            yield ErrorEvent("the model worker crashed")
+            return
+        for word in request.prompt.split():
+            yield TextChunk(word + " ")
+        yield FinalAnswer(f"echo: {request.prompt}", tool_calls=calls, steps=1)
+
+    def reset_session(self, session: str) -> bool:
+        return False
+
+    def status(self) -> dict[str, Any]:
+        return {}
+
+    def tools(self) -> list[dict[str, Any]]:
+        return [{"name": "led", "description": "Set the LED colour.", "kind": "act"}]
+
+
+def make_config(broker: Broker, **overrides: Any) -> MQTTConfig:
+    values: dict[str, Any] = {
+        "enabled": True,
+        "host": broker.host,
+        "port": broker.port,
+        "device_id": f"dev{uuid.uuid4().hex[:6]}",
+        "keepalive_s": 5,
+    }
+    values.update(overrides)
+    return MQTTConfig(**values)
+
+
+def run_with_frontend(
+    config: MQTTConfig,
+    body: Callable[[MQTTFrontend], Awaitable[None]],
+    *,
+    dispatcher: EchoDispatcher | None = None,
+) -> None:
+    async def main() -> None:
+        frontend = MQTTFrontend(
+            config,
+            dispatcher=dispatcher or EchoDispatcher(),
+            reconnect_min_s=0.1,
+            reconnect_max_s=0.5,
+        )
+        await frontend.start()
+        assert frontend.connected, frontend.state
+        try:
+            await body(frontend)
+        finally:
+            await frontend.stop()
+
+    asyncio.run(main())
+
+
+async def wait_for(
+    client: TestClient, topic: str, predicate: Any = None, **kw: Any
+) -> list[Received]:
+    """The blocking wait runs in a thread so the front end's loop keeps serving."""
+    return await asyncio.to_thread(client.wait_for, topic, predicate or (lambda m: True), **kw)
+
+
+def with_id(value: Any) -> Callable[[Received], bool]:
+    return lambda m: m.json().get("id") == value
+
+
+# --- Parsing, the pure part ---------------------------------------------------------------
+
+
+def test_parse_prompt_accepts_text_and_json_and_names_what_is_wrong() -> None:
+    assert parse_prompt(b"  turn the LED red \n", max_bytes=100) == Prompt("turn the LED red")
+    parsed = parse_prompt(
+        b'{"prompt": "hi", "id": 7, "session": "s", "stream": true}', max_bytes=100
+    )
+    assert parsed == Prompt("hi", session="s", stream=True, echo={"id": 7})
+    assert isinstance(parsed, Prompt) and parsed.request_id == "7"
+
+    bad = parse_prompt(b'{"prompt": "hi", "id": "x", "colour": 1}', max_bytes=100)
+    assert isinstance(bad, Rejected) and "'colour'" in bad.error and bad.echo == {"id": "x"}
+    bad = parse_prompt(b'{"prompt": ["hi"], "transaction": "t"}', max_bytes=100)
+    assert (
+        isinstance(bad, Rejected) and "'prompt'" in bad.error and bad.echo == {"transaction": "t"}
+    )
+    bad = parse_prompt(b'{"prompt": "hi", "stream": "yes"}', max_bytes=100)
+    assert isinstance(bad, Rejected) and "'stream'" in bad.error
+    bad = parse_prompt(b"x" * 101, max_bytes=100)
+    assert isinstance(bad, Rejected) and "101 bytes" in bad.error and "100-byte" in bad.error
+
+
+# --- Round trips --------------------------------------------------------------------------
+
+
+def test_round_trip_v311_with_id_field(broker: Broker, clients: Callable[..., TestClient]) -> None:
+    config = make_config(broker, protocol="3.1.1")
+    dispatcher = EchoDispatcher()
+    client = clients(protocol="3.1.1")
+
+    async def body(fe: MQTTFrontend) -> None:
+        client.subscribe(fe.topic_reply)
+        client.publish(fe.topic_ask, {"prompt": "hello there", "id": "42", "session": "kitchen"})
+        client.publish(fe.topic_ask, "plain text prompt")
+        (reply,) = await wait_for(client, fe.topic_reply, with_id("42"))
+        assert reply.json() == {
+            "id": "42",
+            "session": "kitchen",
+            "text": "echo: hello there",
+            "tool_calls": [],
+            "error": None,
+        }
+        (plain,) = await wait_for(client, fe.topic_reply, with_id(None))
+        assert plain.json()["text"] == "echo: plain text prompt"
+
+    run_with_frontend(config, body, dispatcher=dispatcher)
+    first = next(r for r in dispatcher.requests if r.id == "42")
+    assert (first.frontend, first.session, first.prompt) == ("mqtt", "kitchen", "hello there")
+
+
+def test_round_trip_v5_replies_on_response_topic_with_correlation_data(
+    broker: Broker, clients: Callable[..., TestClient]
+) -> None:
+    config = make_config(broker)
+    client = clients()
+    corr = b"\x00\x01req-9\xff"
+
+    async def body(fe: MQTTFrontend) -> None:
+        client.subscribe("ha/answers/me")
+        client.subscribe(fe.topic_reply)
+        client.subscribe(fe.topic_tool)
+        client.publish(
+            fe.topic_ask, "turn the led red", response_topic="ha/answers/me", correlation=corr
+        )
+        (reply,) = await wait_for(client, "ha/answers/me")
+        assert reply.correlation == corr
+        assert reply.json()["text"] == "echo: turn the led red"
+        assert reply.json()["tool_calls"] == [LED_CALL]
+        events = await wait_for(client, fe.topic_tool, count=2)
+        assert [e.json()["type"] for e in events] == ["tool_call", "tool_result"]
+        assert events[0].json()["arguments"] == {"color": "red"}
+        # The answer went to the asker only, not to the shared reply topic.
+        await asyncio.sleep(0.2)
+        assert client.on(fe.topic_reply) == []
+
+    run_with_frontend(config, body)
+
+
+def test_id_and_transaction_come_back_unchanged(
+    broker: Broker, clients: Callable[..., TestClient]
+) -> None:
+    config = make_config(broker)
+    client = clients()
+
+    async def body(fe: MQTTFrontend) -> None:
+        client.subscribe(fe.topic_reply)
+        client.publish(fe.topic_ask, {"prompt": "a", "id": 7})
+        client.publish(fe.topic_ask, {"prompt": "b", "transaction": "z2m-1"})
+        (numeric,) = await wait_for(client, fe.topic_reply, with_id(7))
+        assert numeric.json()["text"] == "echo: a" and numeric.json()["id"] == 7
+        (tx,) = await wait_for(client, fe.topic_reply, lambda m: "transaction" in m.json())
+        assert tx.json()["transaction"] == "z2m-1" and tx.json()["text"] == "echo: b"
+
+    run_with_frontend(config, body)
+
+
+def test_stream_topic_carries_partial_text_and_errors_reach_the_reply(
+    broker: Broker, clients: Callable[..., TestClient]
+) -> None:
+    config = make_config(broker)
+    client = clients()
+
+    async def body(fe: MQTTFrontend) -> None:
+        client.subscribe(fe.topic_reply)
+        client.subscribe(fe.topic_stream)
+        client.publish(fe.topic_ask, {"prompt": "one two three", "id": "s", "stream": True})
+        client.publish(fe.topic_ask, {"prompt": "fail", "id": "f"})
+        await wait_for(client, fe.topic_reply, with_id("s"))
+        chunks = await wait_for(client, fe.topic_stream, count=3)
+        assert "".join(c.json()["text"] for c in chunks) == "one two three "
+        (failed,) = await wait_for(client, fe.topic_reply, with_id("f"))
+        assert failed.json()["error"] == "the model worker crashed"
+        assert failed.json()["text"] is None
+
+    run_with_frontend(config, body)
+
+
+# --- Status, tools and the last will ------------------------------------------------------
+
+
+def test_retained_status_and_tools_then_offline_after_stop(
+    broker: Broker, clients: Callable[..., TestClient]
+) -> None:
+    config = make_config(broker)
+    base = config.topic_base
+
+    async def main() -> None:
+        fe = MQTTFrontend(config, dispatcher=EchoDispatcher())
+        await fe.start()
+        watcher = clients()
+        watcher.subscribe(f"{base}/#")
+        (online,) = await wait_for(watcher, f"{base}/status")
+        assert (online.payload, online.retain) == (b"online", True)
+        (tools,) = await wait_for(watcher, f"{base}/tools")
+        assert tools.retain and tools.json() == EchoDispatcher().tools()
+        assert fe.status()["connected"] is True
+        await fe.stop()
+        await fe.stop()  # idempotent
+        assert (fe.connected, fe.state) == (False, "stopped")
+
+    asyncio.run(main())
+    late = clients()
+    late.subscribe(f"{base}/status")
+    (status,) = late.wait_for(f"{base}/status")
+    assert (status.payload, status.retain) == (b"offline", True)
+
+
+LWT_SCRIPT = """
+import asyncio, sys
+from edgeagent.agent.events import FinalAnswer
+from edgeagent.config import MQTTConfig
+from edgeagent.frontends.mqtt import MQTTFrontend
+
+class Pong:
+    async def submit(self, request):
+        yield FinalAnswer("pong")
+    def reset_session(self, session): return False
+    def status(self): return {}
+    def tools(self): return []
+
+async def main():
+    config = MQTTConfig(enabled=True, host="127.0.0.1", port=int(sys.argv[1]),
+                        device_id=sys.argv[2], keepalive_s=5)
+    frontend = MQTTFrontend(config, dispatcher=Pong())
+    await frontend.start()
+    print("ready" if frontend.connected else "not connected", flush=True)
+    await asyncio.Event().wait()
+
+asyncio.run(main())
+"""
+
+
+def test_last_will_publishes_offline_when_the_process_is_killed(
+    broker: Broker, clients: Callable[..., TestClient]
+) -> None:
+    config = make_config(broker)
+    status = f"{config.topic_base}/status"
+    proc = subprocess.Popen(
+        [sys.executable, "-c", LWT_SCRIPT, str(broker.port), config.device_id],
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        cwd=Path(__file__).resolve().parents[2],
+    )
+    try:
+        assert proc.stdout is not None
+        line = proc.stdout.readline().decode().strip()
+        assert line == "ready", proc.stderr.read().decode() if proc.stderr else line
+        client = clients()
+        client.subscribe(f"{config.topic_base}/reply")
+        client.subscribe(status)
+        client.wait_for(status, lambda m: m.payload == b"online")
+        client.publish(f"{config.topic_base}/ask", {"prompt": "ping", "id": 1})
+        (reply,) = client.wait_for(f"{config.topic_base}/reply")
+        assert reply.json()["text"] == "pong"
+        os.kill(proc.pid, signal.SIGKILL)
+        proc.wait(10)
+        client.wait_for(status, lambda m: m.payload == b"offline", timeout=15)
+    finally:
+        if proc.poll() is None:
+            proc.kill()
+            proc.wait(5)
+        for stream in (proc.stdout, proc.stderr):
+            if stream is not None:
+                stream.close()
+    late = clients()
+    late.subscribe(status)
+    late.wait_for(status)
+    assert [(m.payload, m.retain) for m in late.on(status)] == [(b"offline", True)]
+
+
+# --- Nothing lost ---------------------------------------------------------------------------
+
+
+def test_broker_restart_mid_run_loses_no_prompt(
+    broker: Broker, clients: Callable[..., TestClient]
+) -> None:
+    config = make_config(broker)
+    client = clients(client_id=f"asker-{uuid.uuid4().hex[:6]}", persistent=True)
+
+    async def body(fe: MQTTFrontend) -> None:
+        client.subscribe(fe.topic_reply)
+        for i in range(5):
+            client.publish(fe.topic_ask, {"prompt": f"before {i}", "id": f"b{i}"})
+        await wait_for(client, fe.topic_reply, count=5)
+        # Prompts published while the broker is down wait in the asker's paho queue,
+        # then in the daemon's persistent session until it has reconnected too.
+        await asyncio.to_thread(
+            broker.restart,
+            down_s=0.5,
+            during=lambda: [
+                client.publish(fe.topic_ask, {"prompt": f"down {i}", "id": f"d{i}"})
+                for i in range(5)
+            ],
+        )
+        for i in range(5):
+            client.publish(fe.topic_ask, {"prompt": f"after {i}", "id": f"a{i}"})
+        expected = {f"{p}{i}" for p in "bda" for i in range(5)}
+
+        def answered(messages: list[Received]) -> set[str]:
+            return {m.json()["id"] for m in messages if m.topic == fe.topic_reply}
+
+        # QoS 1 is at-least-once: a reply may arrive twice, but none may be missing.
+        await asyncio.to_thread(client.wait_until, lambda ms: answered(ms) >= expected, timeout=30)
+        replies = client.on(fe.topic_reply)
+        assert answered(replies) == expected
+        assert all(r.json()["error"] is None for r in replies)
+        assert {r.json()["text"] for r in replies} == {
+            f"echo: {w} {i}" for w in ("before", "down", "after") for i in range(5)
+        }
+        assert fe.connected and fe.state == "connected"
+
+    run_with_frontend(config, body)
+
+
+def test_prompts_sent_while_the_daemon_is_stopped_are_delivered_on_restart(
+    broker: Broker, clients: Callable[..., TestClient]
+) -> None:
+    config = make_config(broker)
+    client = clients()
+    client.subscribe(f"{config.topic_base}/reply")
+
+    async def first(fe: MQTTFrontend) -> None:
+        pass
+
+    run_with_frontend(config, first)  # creates the persistent session, then stops
+    for i in range(3):
+        client.publish(f"{config.topic_base}/ask", {"prompt": f"queued {i}", "id": i})
+
+    async def second(fe: MQTTFrontend) -> None:
+        replies = await wait_for(client, fe.topic_reply, count=3)
+        assert sorted(r.json()["text"] for r in replies) == [f"echo: queued {i}" for i in range(3)]
+
+    run_with_frontend(config, second)
+
+
+def test_stop_cancels_a_slow_request_with_an_error_reply(
+    broker: Broker, clients: Callable[..., TestClient]
+) -> None:
+    config = make_config(broker)
+    client = clients()
+    client.subscribe(f"{config.topic_base}/reply")
+    client.subscribe(f"{config.topic_base}/status")
+
+    async def main() -> None:
+        fe = MQTTFrontend(config, dispatcher=EchoDispatcher(delay_s=30))
+        await fe.start()
+        client.publish(fe.topic_ask, {"prompt": "slow", "id": "slow"})
+        await asyncio.sleep(0.3)
+        await fe.stop(grace_s=0.2)
+
+    asyncio.run(main())
+    (reply,) = client.wait_for(f"{config.topic_base}/reply")
+    assert reply.json()["id"] == "slow" and "shutting down" in reply.json()["error"]
+    client.wait_for(f"{config.topic_base}/status", lambda m: m.payload == b"offline")
+
+
+# --- Bad input --------------------------------------------------------------------------------
+
+
+def test_malformed_and_oversized_payloads_get_errors_and_later_prompts_succeed(
+    broker: Broker, clients: Callable[..., TestClient]
+) -> None:
+    config = make_config(broker, max_payload_bytes=256)
+    dispatcher = EchoDispatcher()
+    client = clients()
+    corr = b"bad-1"
+
+    async def body(fe: MQTTFrontend) -> None:
+        client.subscribe(fe.topic_reply)
+        client.subscribe("me/answers")
+        bad: list[str | bytes | dict[str, Any]] = [
+            b"\xff\xfe not utf-8",
+            "{not json",
+            {"prompt": 5, "id": "wrong-type"},
+            {"prompt": "   ", "id": "empty"},
+            {"prompt": "hi", "id": "extra", "colour": "red"},
+            "x" * 300,
+            "",
+        ]
+        for payload in bad:
+            client.publish(fe.topic_ask, payload)
+        client.publish(fe.topic_ask, b"\xc3", response_topic="me/answers", correlation=corr)
+        client.publish(fe.topic_ask, {"prompt": "still alive", "id": "ok"})
+
+        errors = await wait_for(client, fe.topic_reply, lambda m: m.json()["error"], count=7)
+        by_id = {e.json()["id"]: e.json()["error"] for e in errors}
+        assert "'prompt'" in by_id["wrong-type"]
+        assert "empty prompt" in by_id["empty"]
+        assert "'colour'" in by_id["extra"]
+        anonymous = sorted(e.json()["error"] for e in errors if e.json()["id"] is None)
+        assert len(anonymous) == 4
+        assert any("UTF-8" in e for e in anonymous)
+        assert any("not valid JSON" in e for e in anonymous)
+        assert any("300 bytes" in e and "256-byte limit" in e for e in anonymous)
+        assert any("empty prompt" in e for e in anonymous)
+        (direct,) = await wait_for(client, "me/answers")
+        assert direct.correlation == corr and "UTF-8" in direct.json()["error"]
+        (ok,) = await wait_for(client, fe.topic_reply, with_id("ok"))
+        assert ok.json() == {
+            "id": "ok",
+            "session": None,
+            "text": "echo: still alive",
+            "tool_calls": [],
+            "error": None,
+        }
+        assert (fe.rejected, fe.received) == (8, 9)
+
+    run_with_frontend(config, body, dispatcher=dispatcher)
+    assert [r.prompt for r in dispatcher.requests] == ["still alive"]
+
+
+def test_retained_prompt_is_not_run(broker: Broker, clients: Callable[..., TestClient]) -> None:
+    config = make_config(broker)
+    client = clients()
+    client.publish(f"{config.topic_base}/ask", {"prompt": "stale", "id": "r"}, retain=True)
+    client.subscribe(f"{config.topic_base}/reply")
+    dispatcher = EchoDispatcher()
+
+    async def body(fe: MQTTFrontend) -> None:
+        client.publish(fe.topic_ask, {"prompt": "fresh", "id": "f"})
+        await wait_for(client, fe.topic_reply, with_id("f"))
+
+    run_with_frontend(config, body, dispatcher=dispatcher)
+    assert [r.prompt for r in dispatcher.requests] == ["fresh"]
+
+
+# --- Fleets ------------------------------------------------------------------------------------
+
+
+def test_shared_subscription_splits_fleet_prompts_and_device_topics_stay_private(
+    broker: Broker, clients: Callable[..., TestClient]
+) -> None:
+    a_cfg = make_config(broker, device_id="fleet-a", shared_group="kitchen")
+    b_cfg = make_config(broker, device_id="fleet-b", shared_group="kitchen")
+    a_disp, b_disp = EchoDispatcher(), EchoDispatcher()
+    client = clients()
+
+    async def main() -> None:
+        a = MQTTFrontend(a_cfg, dispatcher=a_disp)
+        b = MQTTFrontend(b_cfg, dispatcher=b_disp)
+        await a.start()
+        await b.start()
+        try:
+            client.subscribe("edgeagent/+/reply")
+            for i in range(10):
+                client.publish("edgeagent/fleet/ask", {"prompt": f"fleet {i}", "id": i})
+            client.publish(a.topic_ask, {"prompt": "just a", "id": "a-only"})
+            await wait_for(client, a.topic_reply, with_id("a-only"))
+            deadline = asyncio.get_running_loop().time() + 15
+            while len(client.on(a.topic_reply)) + len(client.on(b.topic_reply)) < 11:
+                assert asyncio.get_running_loop().time() < deadline, "fleet replies missing"
+                await asyncio.sleep(0.05)
+            replies = client.on(a.topic_reply) + client.on(b.topic_reply)
+            fleet_ids = sorted(r.json()["id"] for r in replies if r.json()["id"] != "a-only")
+            assert fleet_ids == list(range(10))  # each fleet prompt answered exactly once
+        finally:
+            await a.stop()
+            await b.stop()
+
+    asyncio.run(main())
+    assert "just a" in [r.prompt for r in a_disp.requests]
+    assert "just a" not in [r.prompt for r in b_disp.requests]
+    assert len(a_disp.requests) + len(b_disp.requests) == 11
+
+
+# --- Home Assistant discovery -------------------------------------------------------------------
+
+
+def _render(template: str, reply: dict[str, Any]) -> str:
+    """Evaluate a discovery template the way Home Assistant does (Jinja, value_json)."""
+    env = jinja2.Environment()
+    env.policies["json.dumps_kwargs"] = {"sort_keys": True}
+    return env.from_string(template).render(value_json=reply)
+
+
+def test_homeassistant_discovery_configs_have_the_expected_shape(
+    broker: Broker, clients: Callable[..., TestClient]
+) -> None:
+    config = make_config(broker, homeassistant_discovery=True, device_id="pi.kitchen")
+    base = config.topic_base
+    client = clients()
+
+    async def body(fe: MQTTFrontend) -> None:
+        client.subscribe("homeassistant/#")
+        client.subscribe(fe.topic_reply)
+        (text_msg,) = await wait_for(client, "homeassistant/text/pi_kitchen/prompt/config")
+        (sensor_msg,) = await wait_for(client, "homeassistant/sensor/pi_kitchen/answer/config")
+        assert text_msg.retain and sensor_msg.retain
+        text, sensor = text_msg.json(), sensor_msg.json()
+        availability = [
+            {
+                "topic": f"{base}/status",
+                "payload_available": "online",
+                "payload_not_available": "offline",
+            }
+        ]
+        for entity in (text, sensor):
+            assert entity["availability"] == availability
+            assert entity["device"]["identifiers"] == ["edgeagent_pi_kitchen"]
+            assert entity["device"]["manufacturer"] == "edgeagent"
+            assert entity["device"]["name"] == "edgeagent pi.kitchen"
+            assert {"model", "sw_version"} <= set(entity["device"])
+        assert text["unique_id"] != sensor["unique_id"]
+        assert text["command_topic"] == f"{base}/ask"
+        assert sensor["state_topic"] == sensor["json_attributes_topic"] == f"{base}/reply"
+
+        # Drive it like HA: the text entity publishes raw text to its command topic, and
+        # the sensor's templates turn the reply into a <=255-char state plus attributes.
+        long_prompt = "tell me " + "very " * 80 + "much"
+        client.publish(text["command_topic"], long_prompt)
+        (reply,) = await wait_for(client, sensor["state_topic"])
+        state = _render(sensor["value_template"], reply.json())
+        assert state == f"echo: {long_prompt}"[:255] and len(state) == 255
+        attributes = json.loads(_render(sensor["json_attributes_template"], reply.json()))
+        assert attributes["text"] == f"echo: {long_prompt}"
+        assert attributes["tool_calls"] == []
+
+    run_with_frontend(config, body)
+
+
+def test_homeassistant_online_triggers_republish(
+    broker: Broker, clients: Callable[..., TestClient]
+) -> None:
+    config = make_config(broker, homeassistant_discovery=True)
+    node = config.device_id
+    topic = f"homeassistant/sensor/{node}/answer/config"
+    client = clients()
+
+    async def body(fe: MQTTFrontend) -> None:
+        client.subscribe(topic)
+        await wait_for(client, topic, lambda m: m.payload != b"")
+        # The config vanished from the broker (HA wiped it); HA's birth message asks again.
+        client.publish(topic, "", retain=True)
+        await wait_for(client, topic, lambda m: m.payload == b"")
+        client.publish("homeassistant/status", "online")
+        await wait_for(client, topic, lambda m: m.payload != b"", count=2)
+
+    run_with_frontend(config, body)
+    late = clients()
+    late.subscribe(topic)
+    (retained,) = late.wait_for(topic)
+    assert retained.retain and retained.json()["unique_id"] == f"edgeagent_{node}_answer"
+
+
+def test_homeassistant_configs_removed_when_discovery_is_disabled(
+    broker: Broker, clients: Callable[..., TestClient]
+) -> None:
+    on = make_config(broker, homeassistant_discovery=True)
+    off = on.model_copy(update={"homeassistant_discovery": False})
+    topics = [
+        f"homeassistant/text/{on.device_id}/prompt/config",
+        f"homeassistant/sensor/{on.device_id}/answer/config",
+    ]
+
+    async def nothing(fe: MQTTFrontend) -> None:
+        pass
+
+    run_with_frontend(on, nothing)
+    watcher = clients()
+    for t in topics:
+        watcher.subscribe(t)
+        watcher.wait_for(t, lambda m: m.retain and m.payload != b"")
+
+    run_with_frontend(off, nothing)
+    for t in topics:
+        watcher.wait_for(t, lambda m: m.payload == b"")
+    # A fresh subscriber finds no retained config left: the entities are gone from HA.
+    late = clients()
+    late.subscribe("homeassistant/#")
+    late.subscribe(f"{on.topic_base}/status")
+    late.wait_for(f"{on.topic_base}/status")  # retained messages arrive in order
+    assert [m for m in late.messages if m.topic.startswith("homeassistant/")] == []
