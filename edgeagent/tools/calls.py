@@ -274,7 +274,9 @@ class _Scanner:
         if unit_end == _NEED_MORE:
             return None
         if unit_end is None:
-            error = f"{open_tag} must be followed by a tool call, got {_snippet(buf[p : p + 40])!r}"
+            # Not quoting what follows: it is shown as text, and a chunk-dependent
+            # message would differ between streaming and parsing.
+            error = f"{open_tag} must be followed by a JSON tool call or <function=NAME>"
             return _Span("call", buf[j:body], errors=[error])
         q = _skip_ws(buf, unit_end)
         if buf.startswith(close_tag, q):

@@ -1,0 +1,101 @@
+"""The call parser on what small models really write: exact calls and exact answer text."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import pytest
+from call_cases import BROKEN, CASES, FENCE_CALL, PARIS, RED
+
+from edgeagent.errors import ConfigError
+from edgeagent.tools.calls import get_call_format
+from edgeagent.tools.executor import ToolCall
+
+
+@pytest.mark.parametrize("fmt", ["json", "xml"])
+@pytest.mark.parametrize(
+    ("output", "calls", "text"), [c[1:] for c in CASES], ids=[c[0] for c in CASES]
+)
+def test_parse(fmt: str, output: str, calls: list[ToolCall], text: str) -> None:
+    parsed = get_call_format(fmt).parse(output)
+    assert parsed.calls == calls
+    assert parsed.text == text
+    assert parsed.errors == []
+
+
+@pytest.mark.parametrize(
+    ("output", "calls", "text", "word"), [b[1:] for b in BROKEN], ids=[b[0] for b in BROKEN]
+)
+def test_malformed_calls_are_reported(
+    output: str, calls: list[ToolCall], text: str, word: str
+) -> None:
+    parsed = get_call_format("json").parse(output)
+    assert parsed.calls == calls
+    assert parsed.text == text
+    assert len(parsed.errors) == 1
+    assert word in parsed.errors[0]
+
+
+@pytest.mark.parametrize("fmt", ["json", "xml"])
+def test_instructions_show_the_format_the_parser_reads(fmt: str) -> None:
+    call_format = get_call_format(fmt)
+    instructions = call_format.instructions()
+    example = call_format.example()
+    assert example in instructions
+    assert call_format.parse(example).calls == [ToolCall("TOOL", {"ARG": "VALUE"})]
+    assert len(instructions) < 250  # every prompt token counts on a 2048-token context
+
+
+def test_json_and_xml_instructions_differ() -> None:
+    assert '"arguments"' in get_call_format("json").instructions()
+    assert "<parameter=" in get_call_format("xml").instructions()
+    assert "<parameter=" not in get_call_format("json").instructions()
+
+
+ROUND_TRIP: list[list[ToolCall]] = [
+    [RED],
+    [RED, PARIS],
+    [ToolCall("shell", {"command": "echo 'a <b> & \"c\"'"})],
+    [ToolCall("led", {"on": True, "brightness": 40, "color": "#ff0000"})],
+    [ToolCall("led_state", {})],
+    [ToolCall("weather", {"location": "Zürich"})],
+]
+
+
+@pytest.mark.parametrize("fmt", ["json", "xml"])
+@pytest.mark.parametrize("calls", ROUND_TRIP)
+def test_render_call_parses_back(fmt: str, calls: list[ToolCall]) -> None:
+    call_format = get_call_format(fmt)
+    rendered = call_format.render_call(calls)
+    parsed = call_format.parse(rendered)
+    assert parsed.calls == calls
+    assert parsed.text == ""
+
+
+def test_render_call_is_the_canonical_form() -> None:
+    assert get_call_format("json").render_call([RED]) == (
+        '<tool_call>{"name": "led", "arguments": {"color": "red"}}</tool_call>'
+    )
+    assert get_call_format("xml").render_call([RED]) == (
+        "<tool_call><function=led><parameter=color>red</parameter></function></tool_call>"
+    )
+
+
+def test_custom_markers_are_used_and_still_parsed() -> None:
+    call_format = get_call_format("json", open_tag="[CALL]", close_tag="[/CALL]")
+    rendered = call_format.render_call([RED])
+    assert rendered == '[CALL]{"name": "led", "arguments": {"color": "red"}}[/CALL]'
+    assert "[CALL]" in call_format.instructions()
+    parsed = call_format.parse(f"Ok. {rendered} Done.")
+    assert (parsed.calls, parsed.text) == ([RED], "Ok. Done.")
+    # The default tags and fences are still understood.
+    assert call_format.parse(FENCE_CALL).calls == [RED]
+
+
+@pytest.mark.parametrize(
+    ("name", "kwargs"),
+    [("yaml", {}), ("json", {"open_tag": ""}), ("xml", {"open_tag": "<x>", "close_tag": "<x>"})],
+)
+def test_bad_call_format_settings_are_refused(name: str, kwargs: dict[str, Any]) -> None:
+    with pytest.raises(ConfigError, match=r"(?i)call"):
+        get_call_format(name, **kwargs)
