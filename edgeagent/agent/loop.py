@@ -25,7 +25,7 @@ from edgeagent.agent.events import (
     ToolResultEvent,
 )
 from edgeagent.errors import ContextOverflowError, LLMError
-from edgeagent.llm.base import LLM, GenerateRequest
+from edgeagent.llm.base import LLM, GenerateRequest, Message
 from edgeagent.tools.calls import CallFormat
 from edgeagent.tools.executor import ToolCall, ToolExecutor
 from edgeagent.tools.tool import ToolResult
@@ -142,11 +142,13 @@ class Agent:
                     f"more simply, or raise max_steps"
                 )
                 return
-            messages.append(
-                {"role": "assistant", "content": self.call_format.render_call(parsed.calls)}
+            # A step's messages join the history only once the step is complete, so a
+            # turn cancelled mid-step (client gone) never leaves a call without a result.
+            done: list[Message] = [
+                {"role": "assistant", "content": self.call_format.render_call(calls)}
                 if calls
                 else {"role": "assistant", "content": raw.strip()}
-            )
+            ]
             for error in parsed.errors:
                 # Malformed attempts come back as a failed result, so the model can fix
                 # the syntax on the next step instead of the turn failing.
@@ -154,15 +156,19 @@ class Agent:
                     f"your tool call could not be read: {error}. Write it exactly as the "
                     f"instructions show, or answer in plain text"
                 )
-                messages.append({"role": "tool", "content": self._tool_content(feedback)})
+                done.append({"role": "tool", "content": self._tool_content(feedback)})
             for call in calls:
                 signature = _signature(call)
                 if signature in failures:
-                    yield ErrorEvent(
+                    reason = (
                         f"The model repeated the failing call {_describe_call(call)}, which "
-                        f"already failed with: {failures[signature]}. Not running it again; "
-                        f"stopping this turn"
+                        f"already failed with: {failures[signature]}. Not running it again"
                     )
+                    done.append(
+                        {"role": "tool", "content": self._tool_content(ToolResult.failure(reason))}
+                    )
+                    messages.extend(done)
+                    yield ErrorEvent(f"{reason}; stopping this turn")
                     return
                 yield ToolCallEvent(call.name, call.arguments, step)
                 result = await self.executor.execute(call, frontend=frontend)
@@ -172,7 +178,8 @@ class Agent:
                 records.append(record)
                 if not result.ok:
                     failures[signature] = result.error or "an error"
-                messages.append({"role": "tool", "content": self._tool_content(result)})
+                done.append({"role": "tool", "content": self._tool_content(result)})
+            messages.extend(done)
 
     async def _generate(
         self, conversation: Conversation

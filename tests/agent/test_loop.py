@@ -398,3 +398,47 @@ def test_closing_the_stream_early_stops_generation() -> None:
     started = time.monotonic()
     assert asyncio.run(main()) == 3
     assert time.monotonic() - started < 5
+
+
+def test_cancelled_turn_leaves_no_call_without_result() -> None:
+    agent, _, _ = make_agent([("(?i)sensor", call("slow_sensor"))])
+    conv = agent.new_conversation("s")
+
+    async def main() -> None:
+        stream = agent.run("read the sensor", conversation=conv, frontend="cli")
+        async for event in stream:
+            if isinstance(event, ToolCallEvent):
+                break  # the client goes away while the tool runs
+        await stream.aclose()  # type: ignore[attr-defined]
+
+    asyncio.run(main())
+    assert [m["role"] for m in conv.messages] == ["system", "user"]
+
+
+def test_build_agent_follows_the_config() -> None:
+    from edgeagent.compose import build_agent
+    from edgeagent.config import Config
+
+    config = Config.model_validate(
+        {
+            "agent": {"max_steps": 2, "system_prompt": "You are the kitchen lamp."},
+            "llm": {"max_tokens": 64, "temperature": 0.3, "llamacpp": {"grammar": True}},
+        }
+    )
+    lamp = Lamp()
+    registry = ToolRegistry(tools_from(lamp))
+    engine = ScriptedEngine([("^red", call("set_led", color="red"))], default="Done.")
+    agent = build_agent(
+        config, llm=InProcessLLM(engine), executor=ToolExecutor(registry), registry=registry
+    )
+    assert agent.system_prompt.startswith("You are the kitchen lamp.")
+    for name in ("set_led", "get_weather", "<tool_call>"):
+        assert name in agent.system_prompt
+    assert agent.max_steps == 2
+    assert agent.grammar is not None and '\\"set_led\\"' in agent.grammar
+    answer = final(run_turn(agent, "red please"))
+    assert answer.text == "Done." and lamp.commands == [("red", 100)]
+    request = engine.requests[0]
+    assert (request.max_tokens, request.temperature) == (64, 0.3)
+    assert request.grammar == agent.grammar
+    assert request.messages[0]["content"] == agent.system_prompt
