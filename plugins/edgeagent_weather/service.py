@@ -117,22 +117,34 @@ class OpenMeteo:
         """Daily weather forecast for a place."""
         if not 0 <= day <= MAX_DAY:
             raise ToolError(f"day must be 0-{MAX_DAY} (0 = today), got {day}")
-        key = (location.strip().lower(), day, self.units)
+        name = location.strip()
+        if not name:
+            raise ToolError("location is empty; give a place name such as 'Berlin'")
+        key = ("forecast", name.lower(), day, self.units)
         cached = self.cache.get(key)
         if cached is not None:
             return dict(cached)
-        place = self.geocode(location.strip())
+        place = self.geocode(name)
         summary = self.forecast(place, day)
         self.cache.put(key, summary)
         return dict(summary)
 
     def geocode(self, name: str) -> dict[str, Any]:
+        key = ("place", name.lower())
+        cached = self.cache.get(key)
+        if cached is not None:
+            return dict(cached)
         url = f"{self.geocoding_url}/v1/search"
         data = self._get(url, {"name": name, "count": 1, "language": "en", "format": "json"})
         results = data.get("results") or []
-        if not results:
+        if not results or not isinstance(results[0], dict):
             raise ToolError(f"no place called {name!r}; check the spelling or try a nearby city")
         place: dict[str, Any] = results[0]
+        if "latitude" not in place or "longitude" not in place:
+            raise WeatherUnavailableError(
+                f"the weather service ({url}) gave {name!r} no coordinates"
+            )
+        self.cache.put(key, place)
         return place
 
     def forecast(self, place: dict[str, Any], day: int) -> dict[str, Any]:

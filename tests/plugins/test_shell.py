@@ -1,0 +1,280 @@
+"""The ``shell`` tool against escape attempts: each is refused or bounded, and none of
+them writes or deletes a file (the temp tree and a canary outside the root are compared
+byte for byte before and after)."""
+
+from __future__ import annotations
+
+import asyncio
+import hashlib
+import os
+import time
+from pathlib import Path
+from typing import Any
+
+import pytest
+from edgeagent_shell import ShellOptions, build_shell_tool, register_tools, wrap_command
+from edgeagent_shell.policy import DEFAULT_ALLOW, MAX_ARGUMENTS, MAX_COMMAND_CHARS
+
+from edgeagent.errors import ConfigError, ToolDeniedError, ToolError
+from edgeagent.tools import PluginContext, Tool
+from edgeagent.tools.executor import ToolCall, ToolExecutor
+from edgeagent.tools.registry import ToolRegistry
+
+CANARY = b"canary: if this changes, a command escaped\n"
+
+
+@pytest.fixture
+def tree(tmp_path: Path) -> Path:
+    """``root/`` (the only root) and ``outside/`` holding the canary, plus symlinks out."""
+    root = tmp_path / "root"
+    (root / "sub").mkdir(parents=True)
+    (root / "a.txt").write_text("alpha\nsemi;colon\nsecret? no\n")
+    (root / "sub" / "b.txt").write_text("beta\n")
+    (root / "big.txt").write_bytes(b"x" * 200_000)
+    (root / "list.txt").write_text("a.txt\n")
+    outside = tmp_path / "outside"
+    outside.mkdir()
+    (outside / "canary.txt").write_bytes(CANARY)
+    (root / "link_out").symlink_to(outside, target_is_directory=True)
+    (root / "link_file").symlink_to(outside / "canary.txt")
+    (root / "link_in").symlink_to(root / "sub", target_is_directory=True)
+    return tmp_path
+
+
+def snapshot(top: Path) -> dict[str, str]:
+    """Every path under ``top`` with its content hash, link target or 'dir'."""
+    seen: dict[str, str] = {}
+    for dirpath, dirnames, filenames in os.walk(top, followlinks=False):
+        for name in dirnames + filenames:
+            path = Path(dirpath, name)
+            rel = str(path.relative_to(top))
+            if path.is_symlink():
+                seen[rel] = "-> " + os.readlink(path)
+            elif path.is_dir():
+                seen[rel] = "dir"
+            else:
+                seen[rel] = hashlib.sha256(path.read_bytes()).hexdigest()
+    return seen
+
+
+def make_shell(tree: Path, **options: Any) -> Tool:
+    allow = options.pop("allow", [*DEFAULT_ALLOW, "sort"])
+    opts = ShellOptions(roots=[Path("root")], allow=allow, **options)
+    return build_shell_tool(opts, base=tree)
+
+
+def run(shell: Tool, command: str) -> dict[str, Any]:
+    result: dict[str, Any] = shell.func(command=command)
+    return result
+
+
+OUT = "{outside}"  # replaced with the absolute path of outside/ in each case
+
+# (command, words the refusal must contain)
+REFUSED: list[tuple[str, str]] = [
+    # path traversal and absolute paths outside the root
+    ("cat ../outside/canary.txt", "outside the allowed"),
+    ("ls ..", "outside the allowed"),
+    ("cat sub/../../outside/canary.txt", "outside the allowed"),
+    ("head -n 1 ./../outside/canary.txt", "outside the allowed"),
+    ("cat /etc/passwd", "outside the allowed"),
+    ("ls /", "outside the allowed"),
+    ("find / -name canary.txt", "outside the allowed"),
+    (f"cat {OUT}/canary.txt", "outside the allowed"),
+    ("wc -l /proc/self/environ", "outside the allowed"),
+    # symlinks out of the root, with and without a slash, and recursion that follows them
+    ("cat link_file", "outside the allowed"),
+    ("ls link_out/", "outside the allowed"),
+    ("cat link_out/canary.txt", "outside the allowed"),
+    ("grep -r canary link_out", "outside the allowed"),
+    ("find -L . -name canary.txt", "'-L'"),
+    ("grep -R canary .", "'-R'"),
+    ("grep -rRn canary .", "'-R'"),
+    ("grep --dereference-recursive canary .", "--dereference-recursive"),
+    ("du -L .", "'-L'"),
+    ("ls -lL link_in", "'-L'"),
+    # option injection: run programs, write or delete files, read file names from files
+    ("find . -exec rm {} ';'", "'-exec'"),
+    ("find . -execdir rm {} +", "'-execdir'"),
+    ("find . -ok rm {} ';'", "'-ok'"),
+    ("find . -delete", "'-delete'"),
+    ("find . -fprint out.txt", "'-fprint'"),
+    ("find . -fprintf out.txt %p", "'-fprintf'"),
+    ("find . -fls out.txt", "'-fls'"),
+    ("sort -o out.txt a.txt", "'-o'"),
+    ("sort -uo out.txt a.txt", "'-o'"),
+    ("sort --output=out.txt a.txt", "'--output'"),
+    ("sort --compress-program=sh a.txt", "--compress-program"),
+    ("du --files0-from=list.txt", "--files0-from"),
+    ("date -s 2001-01-01", "'-s'"),
+    ("grep -f/etc/passwd a.txt", "outside the allowed"),
+    ("grep --file=/etc/passwd a.txt", "outside the allowed"),
+    (f"grep --file={OUT}/canary.txt a.txt", "outside the allowed"),
+    # shell metacharacters: there is no shell, and the model is told so
+    ("ls; rm a.txt", "';'"),
+    ("cat a.txt | sh", "'|'"),
+    ("ls && rm a.txt", "'&'"),
+    ("ls || rm a.txt", "'|'"),
+    ("ls & rm a.txt", "'&'"),
+    ("ls `rm a.txt`", "substitution"),
+    ("ls $(rm a.txt)", "substitution"),
+    ('cat "$(rm a.txt)"', "substitution"),
+    ("cat ${HOME}/x", "substitution"),
+    ("cat $HOME", "variables"),
+    ("cat a.txt > b.txt", "'>'"),
+    ("cat < a.txt", "'<'"),
+    ("ls\nrm a.txt", "newline"),
+    ("ls\rrm a.txt", "newline"),
+    # commands that are not on the allow-list, also by path
+    ("rm a.txt", "not allowed"),
+    ("sh -c 'rm a.txt'", "not allowed"),
+    ("python3 -c 'import os'", "not allowed"),
+    ("env rm a.txt", "not allowed"),
+    ("xargs rm", "not allowed"),
+    ("/bin/rm a.txt", "not allowed"),
+    ("/bin/ls", "not allowed"),
+    ("tee out.txt", "not allowed"),
+    # arguments too long or too many; an unclosed quote; nothing at all
+    ("ls " + "a" * MAX_COMMAND_CHARS, "limit"),
+    ("ls" + " a" * MAX_ARGUMENTS, "limit"),
+    ("ls 'a.txt", "cannot split"),
+    ("   ", "empty command"),
+]
+
+
+def test_there_are_at_least_30_escape_attempts() -> None:
+    assert len(REFUSED) >= 30
+
+
+@pytest.mark.parametrize(("command", "reason"), REFUSED, ids=[c[:40] for c, _ in REFUSED])
+def test_escape_attempt_is_refused_and_nothing_changes(
+    tree: Path, command: str, reason: str
+) -> None:
+    shell = make_shell(tree)
+    before = snapshot(tree)
+    command = command.replace(OUT, str(tree / "outside"))
+    with pytest.raises(ToolDeniedError) as info:
+        run(shell, command)
+    assert reason in str(info.value)
+    assert snapshot(tree) == before
+    assert (tree / "outside" / "canary.txt").read_bytes() == CANARY
+
+
+def test_huge_output_is_capped_and_says_so(tree: Path) -> None:
+    shell = make_shell(tree, max_output_bytes=1024)
+    before = snapshot(tree)
+    result = run(shell, "cat big.txt")
+    assert len(result["output"]) == 1024
+    assert "1024 bytes" in result["truncated"]
+    assert result["exit_code"] is None  # stopped, not finished
+    assert snapshot(tree) == before
+
+
+def test_a_hanging_command_is_stopped_at_the_timeout(tree: Path) -> None:
+    shell = make_shell(tree, timeout_s=0.5)
+    before = snapshot(tree)
+    started = time.monotonic()
+    with pytest.raises(ToolError, match=r"stopped after 0\.5 s"):
+        run(shell, "tail -f a.txt")
+    assert time.monotonic() - started < 3
+    assert snapshot(tree) == before
+
+
+def test_stdin_is_closed_so_cat_without_files_ends_at_once(tree: Path) -> None:
+    shell = make_shell(tree, timeout_s=5)
+    started = time.monotonic()
+    assert run(shell, "cat") == {"exit_code": 0, "output": ""}
+    assert time.monotonic() - started < 3
+
+
+def test_allowed_commands_run_in_the_first_root(tree: Path) -> None:
+    shell = make_shell(tree)
+    assert run(shell, "cat sub/b.txt") == {"exit_code": 0, "output": "beta\n"}
+    listing = run(shell, "ls")["output"].split()
+    assert {"a.txt", "sub", "big.txt", "link_out"} <= set(listing)
+    assert run(shell, "ls link_in")["output"] == "b.txt\n"  # a symlink that stays inside
+    found = run(shell, "grep -rn beta .")
+    assert found["output"] == "./sub/b.txt:1:beta\n"
+    assert run(shell, "find . -name b.txt")["output"].splitlines() == ["./sub/b.txt"]
+
+
+def test_recursive_grep_does_not_follow_links_out(tree: Path) -> None:
+    result = make_shell(tree).func(command="grep -r canary .")
+    assert "canary" not in result["output"]
+    assert result["exit_code"] == 1
+
+
+def test_metacharacters_in_single_quotes_are_literal_text(tree: Path) -> None:
+    shell = make_shell(tree)
+    before = snapshot(tree)
+    assert run(shell, "grep 'semi;colon' a.txt")["output"] == "semi;colon\n"
+    assert run(shell, "grep -c '$(rm a.txt)' a.txt")["output"] == "0\n"
+    assert snapshot(tree) == before
+
+
+def test_failing_command_reports_its_exit_code_and_message(tree: Path) -> None:
+    result = run(make_shell(tree), "cat missing.txt")
+    assert result["exit_code"] == 1
+    assert "missing.txt" in result["output"]
+
+
+def test_environment_is_minimal(tree: Path) -> None:
+    shell = make_shell(tree, allow=["env"])
+    lines = sorted(run(shell, "env")["output"].splitlines())
+    assert lines == ["LANG=C.UTF-8", "PATH=/usr/bin:/bin"]
+
+
+def test_configured_allow_list_replaces_the_default(tree: Path) -> None:
+    shell = make_shell(tree, allow=["wc"])
+    assert run(shell, "wc -l a.txt")["output"] == "3 a.txt\n"
+    with pytest.raises(ToolDeniedError, match="allowed commands: wc"):
+        run(shell, "ls")
+
+
+def test_a_second_root_is_reachable_by_absolute_path(tree: Path) -> None:
+    opts = ShellOptions(roots=[Path("root"), Path("outside")])
+    shell = build_shell_tool(opts, base=tree)
+    assert run(shell, f"cat {tree / 'outside' / 'canary.txt'}")["output"] == CANARY.decode()
+
+
+def test_wrap_handler_quotes_every_argument_into_the_template() -> None:
+    built = wrap_command("find {arguments} -type f", [".", "-name", "*.py", "a b; rm x"])
+    assert built == {"command": "find . -name '*.py' 'a b; rm x' -type f"}
+    assert wrap_command("df -h", ["."]) == {"command": "df -h ."}
+
+
+def test_wrapped_semicolon_stays_an_argument_and_find_exec_is_still_refused(tree: Path) -> None:
+    shell = make_shell(tree)
+    command = wrap_command("find {arguments} -type f", [".", "-exec", "rm", "{}", ";"])["command"]
+    before = snapshot(tree)
+    with pytest.raises(ToolDeniedError, match="'-exec'"):
+        run(shell, command)
+    assert snapshot(tree) == before
+
+
+def test_refusals_reach_the_model_as_failed_results(tree: Path) -> None:
+    executor = ToolExecutor(ToolRegistry([make_shell(tree)]))
+    result = asyncio.run(executor.execute(ToolCall("shell", {"command": "rm a.txt"})))
+    assert not result.ok
+    assert result.error is not None and "'rm' is not allowed" in result.error
+    assert (tree / "root" / "a.txt").exists()
+
+
+def test_plugin_hook_reads_options_and_rejects_a_missing_root(tree: Path) -> None:
+    registered: list[Tool] = []
+    context = PluginContext(
+        name="shell",
+        options={"roots": ["root"], "timeout_s": 2},
+        config_path=tree / "edgeagent.toml",
+    )
+    register_tools(register=registered.append, context=context)
+    assert [t.name for t in registered] == ["shell"]
+    assert run(registered[0], "cat sub/b.txt")["output"] == "beta\n"
+    bad = PluginContext(name="shell", options={"roots": ["nope"]}, config_path=tree / "x.toml")
+    with pytest.raises(ConfigError, match="nope"):
+        register_tools(register=registered.append, context=bad)
+    with pytest.raises(ConfigError, match=r"plugins\.shell\.allow"):
+        register_tools(
+            register=registered.append,
+            context=PluginContext(name="shell", options={"allow": ["/bin/rm"]}),
+        )
