@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import ipaddress
+import sys
 
 import click
 
@@ -27,7 +28,7 @@ def _is_loopback(host: str) -> bool:
 def sim(ctx: click.Context, host: str | None, port: int | None) -> None:
     """Run the LED/servo simulator with its dashboard (Ctrl-C stops it)."""
     from edgeagent_sim import create_app
-    from werkzeug.serving import run_simple
+    from edgeagent_sim.server import SimulatorServer
 
     config = load(ctx).simulator
     host = host or config.host
@@ -37,5 +38,15 @@ def sim(ctx: click.Context, host: str | None, port: int | None) -> None:
         click.echo(f"warning: binding {host}; the simulator has no authentication", err=True)
     state_file = config.state_file
     app = create_app({"STATE_FILE": str(state_file) if state_file else None})
-    click.echo(f"simulator dashboard: http://{host}:{port}/  (state file: {state_file})")
-    run_simple(host, port, app, threaded=True, use_reloader=False, use_debugger=False)
+    try:
+        server = SimulatorServer(app, host=host, port=port)
+    except OSError as exc:
+        click.echo(f"error: cannot listen on {host}:{port}: {exc}; pick another --port", err=True)
+        sys.exit(1)
+    click.echo(f"simulator dashboard: {server.url}/  (state file: {state_file or 'none'})")
+    try:
+        server.serve_forever()
+    except KeyboardInterrupt:
+        pass
+    finally:
+        server.close()
