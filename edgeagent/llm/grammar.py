@@ -85,11 +85,14 @@ def _prose_rules(marker: str, after_marker: str) -> list[str]:
     marker's last character moves to ``after_marker`` instead (the call).
     """
     rules = []
-    alphabet = sorted(set(marker))
     for state in range(len(marker)):
-        alts = ['""', f"{_char_class(marker, negate=True)} prose-0"]
-        for char in alphabet:
-            nxt = _next_state(marker, state, char)
+        # Only characters that extend a partial match need their own alternative; all
+        # others go back to prose-0 through one negated class (fewer grammar stacks,
+        # which is what sampling speed depends on).
+        moves = {c: _next_state(marker, state, c) for c in sorted(set(marker))}
+        moves = {c: nxt for c, nxt in moves.items() if nxt}
+        alts = ['""', f"{_char_class(''.join(moves), negate=True)} prose-0"]
+        for char, nxt in moves.items():
             target = after_marker if nxt == len(marker) else f"prose-{nxt}"
             alts.append(f"{literal(char)} {target}")
         rules.append(f"prose-{state} ::= " + " | ".join(alts))

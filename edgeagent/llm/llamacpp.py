@@ -19,6 +19,7 @@ Three things here matter more than they look:
 from __future__ import annotations
 
 import codecs
+import ctypes
 import logging
 import re
 import secrets
@@ -37,7 +38,7 @@ from edgeagent.errors import (
 from edgeagent.llm.base import CancelCheck, EngineStatus, GenerateRequest, Message
 
 if TYPE_CHECKING:
-    from llama_cpp import Llama, LlamaGrammar
+    from llama_cpp import Llama
 
 log = logging.getLogger(__name__)
 
@@ -149,6 +150,66 @@ class ChatTemplate:
         return end or self.eos_token
 
 
+class GrammarGate:
+    """A llama.cpp grammar sampler used as a check, and as a filter only when needed."""
+
+    def __init__(self, lc: Any, llm: Llama, source: str) -> None:
+        import numpy as np
+
+        self.source = source
+        self._lc = lc
+        self._llm = llm
+        # Checked here: llama.cpp aborts the process when handed a NULL sampler.
+        self._sampler = lc.llama_sampler_init_grammar(
+            llm._model.vocab, source.encode("utf-8"), b"root"
+        )
+        if not self._sampler:
+            first = source.splitlines()[0] if source else ""
+            raise LLMError(
+                f"llama.cpp rejected the tool grammar (first line {first!r}); the parse error "
+                f"is in the log above. Fix the grammar or disable [llm.llamacpp] grammar"
+            )
+        n_vocab = llm.n_vocab()
+        self._one = (lc.llama_token_data * 1)()
+        self._all = (lc.llama_token_data * n_vocab)()
+        self._view = np.ctypeslib.as_array(self._all)
+        self._view["id"] = np.arange(n_vocab, dtype=np.int32)
+        self._n_vocab = n_vocab
+
+    def allows(self, token: int) -> bool:
+        lc = self._lc
+        self._one[0].id, self._one[0].logit, self._one[0].p = token, 0.0, 0.0
+        array = lc.llama_token_data_array(self._one, 1, -1, False)
+        lc.llama_sampler_apply(self._sampler, ctypes.byref(array))
+        return bool(self._one[0].logit != float("-inf"))
+
+    def constrained_choice(self, chain: Any) -> int:
+        """Apply the grammar to every token's logit, then let ``chain`` choose."""
+        import numpy as np
+
+        lc = self._lc
+        logits = lc.llama_get_logits_ith(self._llm._ctx.ctx, -1)
+        self._view["logit"] = np.ctypeslib.as_array(logits, shape=(self._n_vocab,))
+        self._view["p"] = 0.0
+        array = lc.llama_token_data_array(self._all, self._n_vocab, -1, False)
+        lc.llama_sampler_apply(self._sampler, ctypes.byref(array))
+        lc.llama_sampler_apply(chain.sampler, ctypes.byref(array))
+        token = int(self._all[array.selected].id)
+        chain.accept(token)
+        return token
+
+    def accept(self, token: int) -> None:
+        self._lc.llama_sampler_accept(self._sampler, token)
+
+    def reset(self) -> None:
+        self._lc.llama_sampler_reset(self._sampler)
+
+    def close(self) -> None:
+        sampler, self._sampler = self._sampler, None
+        if sampler:
+            self._lc.llama_sampler_free(sampler)
+
+
 class LlamaCppEngine:
     """A GGUF model in this process. Synchronous: one generation at a time."""
 
@@ -204,7 +265,7 @@ class LlamaCppEngine:
         self.end_text = self._template.end_of_turn()
         self._add_bos = bool(llm._model.add_bos_token())
         self._markers = {} if plain_markers else self._special_markers()
-        self._grammars: dict[str, LlamaGrammar] = {}
+        self._grammar: GrammarGate | None = None
         self.stats = EvalStats()
 
     # --- tokenization -----------------------------------------------------------------
@@ -255,27 +316,19 @@ class LlamaCppEngine:
 
     # --- generation -------------------------------------------------------------------
 
-    def _grammar(self, source: str) -> LlamaGrammar:
-        """Compile once; check first, because llama.cpp aborts on a NULL sampler."""
-        grammar = self._grammars.get(source)
-        if grammar is None:
-            assert self._llm is not None
-            probe = self._lc.llama_sampler_init_grammar(
-                self._llm._model.vocab, source.encode("utf-8"), b"root"
-            )
-            if not probe:
-                raise LLMError(
-                    f"llama.cpp rejected the tool grammar (first line: "
-                    f"{source.splitlines()[0] if source else ''!r}); see the log above for "
-                    f"the parse error, or disable [llm.llamacpp] grammar"
-                )
-            self._lc.llama_sampler_free(probe)
-            grammar = self._lc.LlamaGrammar.from_string(source, verbose=False)
-            self._grammars = {source: grammar}  # one live grammar: tool sets rarely change
-        return grammar
+    def _gate(self, source: str) -> GrammarGate:
+        """One live grammar (tool sets rarely change); reset to its start per generation."""
+        assert self._llm is not None
+        if self._grammar is None or self._grammar.source != source:
+            if self._grammar is not None:
+                self._grammar.close()
+                self._grammar = None
+            self._grammar = GrammarGate(self._lc, self._llm, source)
+        self._grammar.reset()
+        return self._grammar
 
     def _prefill(self, tokens: list[int], cancelled: CancelCheck) -> bool:
-        """Evaluate all but the last new token; reuse the cached prefix. False if cancelled."""
+        """Evaluate the new prompt tokens, reusing the cached prefix. False if cancelled."""
         llm = self._llm
         assert llm is not None
         cached = llm.input_ids[: llm.n_tokens]
@@ -290,12 +343,25 @@ class LlamaCppEngine:
             prompt_tokens=len(tokens), reused_tokens=prefix, evaluated_tokens=len(tokens) - prefix
         )
         llm.n_tokens = prefix  # eval() drops every cached position from n_tokens on
-        pending = tokens[prefix:-1]
+        pending = tokens[prefix:]
         for start in range(0, len(pending), PREFILL_CHUNK):
             if cancelled():
                 return False
             llm.eval(pending[start : start + PREFILL_CHUNK])
         return True
+
+    def _sample(self, chain: Any, gate: GrammarGate | None) -> int:
+        """Sample freely; consult the grammar only when the free choice breaks it.
+
+        Checking one token is cheap; constraining the whole vocabulary (50-150k tokens
+        walked through the grammar) is what makes naive grammar sampling slow.
+        """
+        llm = self._llm
+        assert llm is not None
+        token = int(chain.sample(llm._ctx, -1))
+        if gate is None or gate.allows(token):
+            return token
+        return gate.constrained_choice(chain)
 
     def generate(self, request: GenerateRequest, *, cancelled: CancelCheck) -> Iterator[str]:
         llm = self._llm
@@ -308,31 +374,30 @@ class LlamaCppEngine:
                 f"the prompt takes {len(tokens)} tokens but the context window is {n_ctx}; "
                 f"raise [llm.llamacpp] n_ctx or start a new conversation"
             )
-        grammar = self._grammar(request.grammar) if request.grammar else None
+        gate = self._gate(request.grammar) if request.grammar else None
         if not self._prefill(tokens, cancelled):
             return
         budget = min(request.max_tokens, n_ctx - len(tokens))
         decoder = codecs.getincrementaldecoder("utf-8")(errors="replace")
         stops = StopFilter((*request.stop, self.end_text))
-        sampled = llm.generate(
-            tokens[-1:],
-            reset=False,
-            temp=request.temperature,
-            repeat_penalty=1.0,
-            grammar=grammar,
-        )
+        chain = llm._init_sampler(temp=request.temperature, repeat_penalty=1.0)
+        vocab = llm._model.vocab
         try:
-            for token in sampled:
-                if cancelled() or self._lc.llama_vocab_is_eog(llm._model.vocab, token):
+            while self.stats.generated_tokens < budget and not cancelled():
+                token = self._sample(chain, gate)
+                if self._lc.llama_vocab_is_eog(vocab, token):
                     break
+                if gate is not None:
+                    gate.accept(token)
                 self.stats.generated_tokens += 1
                 text = stops.feed(decoder.decode(self._piece(token, special=False)))
                 if text:
                     yield text
                 if stops.stopped or self.stats.generated_tokens >= budget:
                     break
+                llm.eval([token])
         finally:
-            sampled.close()
+            chain.close()
         tail = stops.feed(decoder.decode(b"", final=True)) + stops.flush()
         if tail and not cancelled():
             yield tail
@@ -357,7 +422,9 @@ class LlamaCppEngine:
 
     def close(self) -> None:
         llm, self._llm = self._llm, None
-        self._grammars = {}
+        if self._grammar is not None:
+            self._grammar.close()
+            self._grammar = None
         if llm is not None:
             llm.close()
 

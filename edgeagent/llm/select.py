@@ -44,7 +44,12 @@ def _importable(module: str) -> bool:
 
 
 def _hailo_spec(config: Config) -> EngineSpec:
-    return EngineSpec("hailo", {"config": config.llm.hailo.model_dump(mode="json")})
+    hailo = config.llm.hailo
+    options = hailo.model_dump(mode="json")
+    if hailo.hef is not None:
+        options["hef"] = str(config.resolve(hailo.hef))
+    options["context_cache_dir"] = str(config.resolve(hailo.context_cache_dir))
+    return EngineSpec("hailo", {"config": options})
 
 
 def _llamacpp_spec(config: Config) -> EngineSpec:
@@ -126,7 +131,12 @@ def create_engine(spec: EngineSpec) -> Engine:
     if spec.backend == "hailo":
         from edgeagent.llm.hailo import HailoEngine
 
-        engine: Engine = HailoEngine(config=HailoConfig.model_validate(opts["config"]))
+        hailo = HailoConfig.model_validate(opts["config"])
+        # The engine takes the [llm.hailo] fields as keyword arguments.
+        fields = {name: getattr(hailo, name) for name in type(hailo).model_fields}
+        if fields.get("call_markers") == ():
+            fields["call_markers"] = None
+        engine: Engine = HailoEngine(**fields)
         return engine
     if spec.backend == "http":
         from edgeagent.llm.http import HTTPEngine
