@@ -88,6 +88,10 @@ def discover(group: str = GROUP) -> list[EntryPoint]:
     return sorted(entry_points(group=group), key=lambda ep: ep.name)
 
 
+def _constant(value: object) -> Callable[[], object]:
+    return lambda: value
+
+
 def load_plugins(
     add: Callable[[Tool], None],
     *,
@@ -109,7 +113,7 @@ def load_plugins(
             candidates.append((ep.name, ep.load))
     else:
         for pname, module in plugins:
-            candidates.append((pname, lambda m=module: m))
+            candidates.append((pname, _constant(module)))
     for pname, load in candidates:
         try:
             module = load()

@@ -137,7 +137,7 @@ def build_arguments_model(
         elif not field_desc and text:
             info = Field(default=default, description=text)
         fields[pname] = (annotation, info)
-    model = create_model(  # type: ignore[call-overload]
+    model = create_model(
         f"{name}_arguments",
         __config__=ConfigDict(extra="forbid"),
         **fields,

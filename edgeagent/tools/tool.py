@@ -146,7 +146,7 @@ def make_tool(func: Callable[..., Any], *, plugin: str = "?") -> Tool:
     mark: _ToolMark = getattr(func, _MARK, None) or _ToolMark(
         None, None, None, ToolKind.READ, DEFAULT_TIMEOUT_S, "", None
     )
-    name = mark.name or getattr(func, "__name__", "")
+    name: str = mark.name or str(getattr(func, "__name__", ""))
     if not name.isidentifier():
         raise ToolDefinitionError(f"Tool name {name!r} is not an identifier; use letters, digits, _")
     model, schema, doc_description = build_arguments_model(
