@@ -65,6 +65,8 @@ class HTTPConfig(Section):
     connect_timeout_s: float = Field(5.0, gt=0)
     read_timeout_s: float = Field(120.0, gt=0)
     native_tools: Literal["auto", "on", "off"] = "auto"
+    context_window: int = Field(2048, ge=256)
+    """The served model's context, for the agent's trimming budget (hailo-ollama: 2048)."""
 
 
 class LLMConfig(Section):
