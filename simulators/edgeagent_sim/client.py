@@ -19,6 +19,7 @@ class SimulatorClient:
 
     def __init__(self, base_url: str, *, timeout_s: float = 2.0) -> None:
         self.base_url = base_url.rstrip("/")
+        self._timeout_s = timeout_s
         # trust_env=False: an HTTP(S)_PROXY in the environment must not capture 127.0.0.1.
         self._http = httpx.Client(
             base_url=self.base_url,
@@ -37,10 +38,14 @@ class SimulatorClient:
     ) -> dict[str, Any]:
         try:
             response = self._http.request(method, path, json=body)
-        except (httpx.ConnectError, httpx.TimeoutException, httpx.RemoteProtocolError) as exc:
+        except httpx.TimeoutException:
             raise SimulatorUnreachableError(
-                f"simulator not reachable at {self.base_url} ({type(exc).__name__}); "
-                f"start it with `edgeagent sim`"
+                f"simulator not reachable at {self.base_url} (no answer within "
+                f"{self._timeout_s:g} s); start it with `edgeagent sim`"
+            ) from None
+        except (httpx.ConnectError, httpx.RemoteProtocolError):
+            raise SimulatorUnreachableError(
+                f"simulator not reachable at {self.base_url}; start it with `edgeagent sim`"
             ) from None
         except httpx.HTTPError as exc:
             raise SimulatorUnreachableError(
