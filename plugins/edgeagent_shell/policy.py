@@ -25,20 +25,22 @@ DEFAULT_ALLOW = (
 MAX_COMMAND_CHARS = 2000
 MAX_ARGUMENTS = 64
 
-# Options refused per command: they execute programs, write or delete files, or follow
-# symlinks out of the roots while recursing (which a per-argument check cannot see).
+# Options refused per command: they execute programs, write or delete files, follow
+# symlinks out of the roots while recursing, or read file names from a file (the last
+# two are out of a per-argument check's sight).
 REFUSED_OPTIONS: dict[str, frozenset[str]] = {
     "find": frozenset({
         "-exec", "-execdir", "-ok", "-okdir", "-delete", "-fprint", "-fprint0",
-        "-fprintf", "-fls", "-L", "-follow",
+        "-fprintf", "-fls", "-L", "-follow", "-files0-from",
     }),
     "grep": frozenset({"-R", "--dereference-recursive"}),
     "ls": frozenset({"-L", "--dereference"}),
     "du": frozenset({"-L", "--dereference", "--files0-from"}),
     "wc": frozenset({"--files0-from"}),
-    "sort": frozenset({"-o", "--output", "--compress-program", "-T", "--temporary-directory"}),
+    "sort": frozenset({
+        "-o", "--output", "--compress-program", "-T", "--temporary-directory", "--files0-from",
+    }),
     "date": frozenset({"-s", "--set"}),
-    "tail": frozenset(),
 }  # fmt: skip
 # ``--output`` writes a file for most tools that have it; df's selects columns.
 HARMLESS_OUTPUT = frozenset({"df"})
@@ -138,8 +140,14 @@ def check_option(command: str, arg: str) -> None:
     option = arg.split("=", 1)[0]
     bad: str | None = None
     prefix = any(r.startswith("-fprint") and option.startswith(r) for r in refused)
-    writes = option.startswith("--output") and command not in HARMLESS_OUTPUT
-    if option in refused or prefix or writes:
+    # GNU tools accept any unambiguous prefix of a long option: --out means --output.
+    abbreviated = len(option) > 2 and any(
+        r.startswith("--") and r.startswith(option) for r in refused
+    )
+    writes = command not in HARMLESS_OUTPUT and (
+        option.startswith("--output") or (len(option) > 2 and "--output".startswith(option))
+    )
+    if option in refused or prefix or abbreviated or writes:
         bad = option
     elif command != "find" and not arg.startswith("--"):
         # A cluster like ``-rRn`` carries every letter in it.
