@@ -124,6 +124,13 @@ def make_handler(fake: FakeOpenMeteo) -> type[BaseHTTPRequestHandler]:
     return Handler
 
 
+@pytest.fixture(autouse=True)
+def no_proxy(monkeypatch: pytest.MonkeyPatch) -> None:
+    """httpx would send even loopback requests through a proxy from the environment."""
+    for var in ("HTTP_PROXY", "HTTPS_PROXY", "ALL_PROXY", "http_proxy", "https_proxy", "all_proxy"):
+        monkeypatch.delenv(var, raising=False)
+
+
 @pytest.fixture
 def server() -> Iterator[FakeOpenMeteo]:
     fake = FakeOpenMeteo()
