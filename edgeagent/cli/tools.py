@@ -26,6 +26,9 @@ _MODEL_FILES = {
 
 
 def _load_tools(config: Config) -> ToolSet:
+    """The configured tools. Their safe-state hooks are deliberately never run here: a
+    one-shot command leaves the devices as its tool call set them (`tools call led` keeps
+    the strip red), and must not reset hardware that a running daemon is using."""
     toolset = build_tools(config)
     for plugin, reason in toolset.report.failed.items():
         click.echo(f"warning: plugin {plugin!r} skipped: {reason}", err=True)
@@ -88,21 +91,17 @@ def tools() -> None:
 def list_tools(ctx: click.Context) -> None:
     """Name, kind, plugin and description of every enabled tool."""
     toolset = _load_tools(load(ctx))
-    try:
-        rows = [
-            (t.name, str(t.kind), t.plugin, t.description.splitlines()[0]) for t in toolset.registry
-        ]
-        if not rows:
-            click.echo("no tools loaded")
-            return
-        widths = [max(len(r[i]) for r in rows) for i in range(3)]
-        for row in rows:
-            click.echo(
-                "  ".join(cell.ljust(w) for cell, w in zip(row, widths, strict=False))
-                + f"  {row[3]}"
-            )
-    finally:
-        toolset.close()
+    rows = [
+        (t.name, str(t.kind), t.plugin, t.description.splitlines()[0]) for t in toolset.registry
+    ]
+    if not rows:
+        click.echo("no tools loaded")
+        return
+    widths = [max(len(r[i]) for r in rows) for i in range(3)]
+    for row in rows:
+        click.echo(
+            "  ".join(cell.ljust(w) for cell, w in zip(row, widths, strict=False)) + f"  {row[3]}"
+        )
 
 
 @tools.command()
@@ -111,14 +110,11 @@ def list_tools(ctx: click.Context) -> None:
 def show(ctx: click.Context, name: str) -> None:
     """One tool's metadata and JSON schema, as JSON."""
     toolset = _load_tools(load(ctx))
-    try:
-        if name not in toolset.registry:
-            available = ", ".join(toolset.registry.names()) or "none"
-            click.echo(f"error: unknown tool {name!r}. Available tools: {available}", err=True)
-            sys.exit(2)
-        click.echo(json.dumps(_describe(toolset.registry.get(name)), indent=2, ensure_ascii=False))
-    finally:
-        toolset.close()
+    if name not in toolset.registry:
+        available = ", ".join(toolset.registry.names()) or "none"
+        click.echo(f"error: unknown tool {name!r}. Available tools: {available}", err=True)
+        sys.exit(2)
+    click.echo(json.dumps(_describe(toolset.registry.get(name)), indent=2, ensure_ascii=False))
 
 
 @tools.command()
@@ -139,22 +135,19 @@ def manifest(ctx: click.Context, fmt: str | None, count_tokens: bool) -> None:
     config = load(ctx)
     fmt = fmt or config.agent.manifest_format
     toolset = _load_tools(config)
-    try:
-        tools_ = list(toolset.registry)
-        rendered = toolset.registry.manifest(fmt)
-        click.echo(rendered if isinstance(rendered, str) else json.dumps(rendered, indent=2))
-        if count_tokens:
-            count, unit = token_counter(config)
-            prompt = build_system_prompt(
-                tools_,
-                manifest_format=fmt,
-                call_format=get_call_format(config.agent.call_format),
-                persona=config.agent.system_prompt,
-            )
-            click.echo(f"\nmanifest: {count(render_manifest_text(tools_, fmt))} ({unit})")
-            click.echo(f"system prompt with this manifest: {count(prompt)} ({unit})")
-    finally:
-        toolset.close()
+    tools_ = list(toolset.registry)
+    rendered = toolset.registry.manifest(fmt)
+    click.echo(rendered if isinstance(rendered, str) else json.dumps(rendered, indent=2))
+    if count_tokens:
+        count, unit = token_counter(config)
+        prompt = build_system_prompt(
+            tools_,
+            manifest_format=fmt,
+            call_format=get_call_format(config.agent.call_format),
+            persona=config.agent.system_prompt,
+        )
+        click.echo(f"\nmanifest: {count(render_manifest_text(tools_, fmt))} ({unit})")
+        click.echo(f"system prompt with this manifest: {count(prompt)} ({unit})")
 
 
 @tools.command()
@@ -181,10 +174,7 @@ def call(ctx: click.Context, name: str, arguments: str) -> None:
         sys.exit(2)
     config = load(ctx)
     toolset = _load_tools(config)
-    try:
-        executor = build_executor(config, toolset.registry)
-        result = asyncio.run(executor.execute(ToolCall(name, args), frontend="cli"))
-    finally:
-        toolset.close()
+    executor = build_executor(config, toolset.registry)
+    result = asyncio.run(executor.execute(ToolCall(name, args), frontend="cli"))
     click.echo(json.dumps(result.to_dict(), indent=2, ensure_ascii=False, default=str))
     sys.exit(0 if result.ok else 1)
