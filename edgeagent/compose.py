@@ -13,6 +13,7 @@ from types import ModuleType
 from typing import TYPE_CHECKING
 
 from edgeagent.config import Config
+from edgeagent.errors import HardwareError
 from edgeagent.tools.executor import CallPolicy, Confirm, ToolExecutor
 from edgeagent.tools.plugins import PluginContext, PluginLoadReport, load_plugins
 from edgeagent.tools.registry import ToolRegistry
@@ -39,6 +40,8 @@ class ToolSet:
         for closer in closers:
             try:
                 closer()
+            except HardwareError as exc:  # e.g. the simulator is already gone
+                log.warning("could not put a device into its safe state: %s", exc)
             except Exception:
                 log.exception("plugin shutdown hook failed")
 
@@ -82,6 +85,20 @@ def build_executor(
         confirm=confirm,
     )
     return ToolExecutor(registry, policy=policy)
+
+
+def build_llm(config: Config, *, in_process: bool = False) -> LLM:
+    """The model [llm] selects: in its worker process, or (tests, tools) in this one."""
+    from edgeagent.llm.select import create_engine, select_engine_spec
+
+    spec = select_engine_spec(config)
+    if in_process:
+        from edgeagent.llm.base import InProcessLLM
+
+        return InProcessLLM(create_engine(spec))
+    from edgeagent.llm.worker import WorkerLLM
+
+    return WorkerLLM(spec, generation_timeout_s=config.llm.generation_timeout_s)
 
 
 def build_agent(
