@@ -161,6 +161,8 @@ class Inbound:
 class MQTTFrontend:
     """Serves prompts from an MQTT broker. ``await start()``, later ``await stop()``."""
 
+    name = "mqtt"
+
     def __init__(
         self,
         config: MQTTConfig,
@@ -192,6 +194,7 @@ class MQTTFrontend:
         self._stopped = False
         self._cleared_discovery = False
         self._sub_mid: int | None = None
+        self._ready_task: asyncio.Task[None] | None = None
         self._recent: deque[tuple[int, bytes]] = deque(maxlen=64)  # paho thread only
         self._state = "stopped"
         self._connected = False
@@ -254,6 +257,10 @@ class MQTTFrontend:
                     self._connect_wait_s,
                 )
 
+    def stop_accepting(self) -> None:
+        """Leave new prompts unacknowledged with the broker (delivered after a restart)."""
+        self._closing.set()
+
     async def stop(self, *, grace_s: float = 0.0) -> None:
         """Stop taking prompts, let running ones finish for ``grace_s``, cancel the rest,
         publish the retained ``offline`` and disconnect. Safe to call twice."""
@@ -265,13 +272,15 @@ class MQTTFrontend:
         pending = set(self._tasks)
         if pending and grace_s > 0:
             _, pending = await asyncio.wait(pending, timeout=grace_s)
+        if self._ready_task is not None:
+            pending.add(self._ready_task)
         for task in pending:
             task.cancel()
         await asyncio.gather(*pending, return_exceptions=True)
         try:
             if self._connected:
                 info = client.publish(self.topic_status, "offline", qos=1, retain=True)
-                await asyncio.to_thread(_wait_published, info, 5.0)
+                await asyncio.to_thread(_wait_published, [info], 5.0)
         finally:
             client.disconnect()
             await asyncio.to_thread(client.loop_stop)
@@ -343,9 +352,11 @@ class MQTTFrontend:
     def _on_disconnect(
         self, _c: mqtt.Client, _u: Any, _flags: Any, reason: ReasonCode, _props: Any
     ) -> None:
-        if not self._closing.is_set():
-            log.warning("MQTT connection lost (%s); reconnecting with backoff", reason)
-        self._call(self._set_state, "stopped" if self._closing.is_set() else "reconnecting", False)
+        if self._stopped:
+            self._call(self._set_state, "stopped", False)
+            return
+        log.warning("MQTT connection lost (%s); reconnecting with backoff", reason)
+        self._call(self._set_state, "reconnecting", False)
 
     def _on_subscribe(
         self, _c: mqtt.Client, _u: Any, mid: int, reasons: list[ReasonCode], _props: Any
@@ -383,33 +394,44 @@ class MQTTFrontend:
     # -- asyncio loop ---------------------------------------------------------------------
 
     def _set_state(self, state: str, connected: bool) -> None:
-        if not self._stopped or state == "stopped":
-            self._state, self._connected = state, connected
+        if self._stopped and state != "stopped":
+            return
+        if state == "reconnecting" and self._state.startswith("refused"):
+            return  # the broker hangs up after a refusal; the reason is the useful part
+        self._state, self._connected = state, connected
 
     def _on_subscribed(self) -> None:
         """Subscribed: now say ``online``, so a client that waits for it loses nothing."""
-        self._publish(self.topic_status, "online", qos=1, retain=True)
+        sent = [self._publish(self.topic_status, "online", qos=1, retain=True)]
         try:
             tools = self._tools()
         except Exception:
             log.exception("Could not list the tools for %s", self.topic_tools)
             tools = []
-        self._publish(self.topic_tools, tools, qos=1, retain=True)
+        sent.append(self._publish(self.topic_tools, tools, qos=1, retain=True))
         if self.config.homeassistant_discovery:
-            self._publish_discovery()
+            sent += self._publish_discovery()
         elif not self._cleared_discovery:
             # A device that had discovery on before must disappear from Home Assistant.
             for topic, payload in homeassistant.removal_messages(self.config):
-                self._publish(topic, payload, qos=1, retain=True)
+                sent.append(self._publish(topic, payload, qos=1, retain=True))
             self._cleared_discovery = True
+        if self._ready is not None and not self._ready.is_set() and self._ready_task is None:
+            # start() returns once the broker holds the retained status, tools and configs.
+            self._ready_task = asyncio.get_running_loop().create_task(self._confirm_ready(sent))
+
+    async def _confirm_ready(self, sent: list[mqtt.MQTTMessageInfo | None]) -> None:
+        await asyncio.to_thread(_wait_published, [i for i in sent if i is not None], 5.0)
         if self._ready is not None:
             self._ready.set()
 
-    def _publish_discovery(self) -> None:
-        for topic, payload in homeassistant.discovery_messages(
-            self.config, model=self._device_model
-        ):
+    def _publish_discovery(self) -> list[mqtt.MQTTMessageInfo | None]:
+        return [
             self._publish(topic, payload, qos=1, retain=True)
+            for topic, payload in homeassistant.discovery_messages(
+                self.config, model=self._device_model
+            )
+        ]
 
     def _handle(self, inbound: Inbound) -> None:
         if inbound.topic == homeassistant.status_topic(self.config):
@@ -527,22 +549,24 @@ class MQTTFrontend:
         qos: int,
         retain: bool = False,
         correlation: bytes | None = None,
-    ) -> None:
+    ) -> mqtt.MQTTMessageInfo | None:
         client = self._client
         if client is None:
-            return
+            return None
         data = payload if isinstance(payload, str) else json.dumps(payload, default=str)
         properties = None
         if self._v5 and correlation is not None:
             properties = Properties(PacketTypes.PUBLISH)
             properties.CorrelationData = correlation
         # While disconnected paho queues QoS 1 messages and sends them after reconnecting.
-        client.publish(topic, data, qos=qos, retain=retain, properties=properties)
+        return client.publish(topic, data, qos=qos, retain=retain, properties=properties)
 
 
-def _wait_published(info: mqtt.MQTTMessageInfo, timeout: float) -> None:
-    with contextlib.suppress(ValueError, RuntimeError):
-        info.wait_for_publish(timeout)
+def _wait_published(infos: list[mqtt.MQTTMessageInfo], timeout: float) -> None:
+    """Block (in a worker thread) until the broker acknowledged each message."""
+    for info in infos:
+        with contextlib.suppress(ValueError, RuntimeError):
+            info.wait_for_publish(timeout)
 
 
 def _configure_tls(client: mqtt.Client, cfg: MQTTConfig) -> None:

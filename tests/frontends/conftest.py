@@ -7,7 +7,8 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from mqtt_broker import MOSQUITTO, Broker, TestClient
+
+from tests.frontends.mqtt_broker import MOSQUITTO, Broker, TestClient
 
 
 @pytest.fixture

@@ -43,6 +43,10 @@ class Broker:
     workdir: Path
     port: int = field(default_factory=free_port)
     host: str = "127.0.0.1"
+    allow_anonymous: bool = True
+    listener_options: str = ""
+    """Lines for this listener (``certfile``, ``require_certificate``...)."""
+    extra_conf: str = ""
     process: subprocess.Popen[bytes] | None = None
 
     @property
@@ -55,7 +59,9 @@ class Broker:
         conf = self.workdir / "mosquitto.conf"
         conf.write_text(
             f"listener {self.port} {self.host}\n"
-            "allow_anonymous true\n"
+            f"{self.listener_options}"
+            f"allow_anonymous {str(self.allow_anonymous).lower()}\n"
+            f"{self.extra_conf}"
             # As root mosquitto would switch to the `mosquitto` user, which cannot write
             # the persistence file into the test's tmp dir; as anyone else it is a no-op.
             f"user {getpass.getuser()}\n"
@@ -124,6 +130,7 @@ class TestClient:
         protocol: str = "5",
         client_id: str | None = None,
         persistent: bool = False,
+        configure: Callable[[mqtt.Client], None] | None = None,
     ) -> None:
         self.v5 = protocol == "5"
         self.messages: list[Received] = []
@@ -135,6 +142,8 @@ class TestClient:
             clean_session=None if self.v5 else not persistent,
         )
         self.client.reconnect_delay_set(0.1, 0.5)  # type: ignore[arg-type]
+        if configure is not None:
+            configure(self.client)  # credentials, TLS
         self.client.on_message = self._on_message
         self.client.on_connect = self._on_connect
         self._subscriptions: list[str] = []
@@ -240,3 +249,47 @@ class TestClient:
     def close(self) -> None:
         self.client.disconnect()
         self.client.loop_stop()
+
+
+def make_tls_material(directory: Path) -> dict[str, Path]:
+    """A throwaway CA, a server cert for 127.0.0.1 and a client cert (EC keys: fast)."""
+    directory.mkdir(parents=True, exist_ok=True)
+    ec = ["-newkey", "ec", "-pkeyopt", "ec_paramgen_curve:prime256v1", "-nodes"]
+
+    def run(*args: str) -> None:
+        subprocess.run(["openssl", *args], cwd=directory, check=True, capture_output=True)
+
+    run(
+        "req",
+        "-x509",
+        *ec,
+        "-keyout",
+        "ca.key",
+        "-out",
+        "ca.crt",
+        "-days",
+        "1",
+        "-subj",
+        "/CN=edgeagent-test-ca",
+    )
+    (directory / "san.ext").write_text("subjectAltName=IP:127.0.0.1\n")
+    for name, cn in (("server", "127.0.0.1"), ("client", "edgeagent-client")):
+        run("req", *ec, "-keyout", f"{name}.key", "-out", f"{name}.csr", "-subj", f"/CN={cn}")
+        run(
+            "x509",
+            "-req",
+            "-in",
+            f"{name}.csr",
+            "-CA",
+            "ca.crt",
+            "-CAkey",
+            "ca.key",
+            "-CAcreateserial",
+            "-out",
+            f"{name}.crt",
+            "-days",
+            "1",
+            "-extfile",
+            "san.ext",
+        )
+    return {p.stem + "_" + p.suffix[1:]: p for p in directory.iterdir()}

@@ -5,16 +5,19 @@ from __future__ import annotations
 import asyncio
 import json
 import os
+import shutil
 import signal
 import subprocess
 import sys
+import tempfile
 import uuid
 from collections.abc import AsyncIterator, Awaitable, Callable
 from pathlib import Path
 from typing import Any
 
 import jinja2
-from mqtt_broker import Broker, Received, TestClient
+import paho.mqtt.client as mqtt
+import pytest
 
 from edgeagent.agent.events import (
     ErrorEvent,
@@ -24,9 +27,10 @@ from edgeagent.agent.events import (
     ToolCallEvent,
     ToolResultEvent,
 )
-from edgeagent.config import MQTTConfig
+from edgeagent.config import MQTTConfig, TLSConfig
 from edgeagent.frontends.base import Request
 from edgeagent.frontends.mqtt import MQTTFrontend, Prompt, Rejected, parse_prompt
+from tests.frontends.mqtt_broker import Broker, Received, TestClient, make_tls_material
 
 LED_CALL = {"name": "led", "arguments": {"color": "red"}, "ok": True, "result": {"color": "red"}}
 
@@ -261,7 +265,7 @@ def test_retained_status_and_tools_then_offline_after_stop(
 LWT_SCRIPT = """
 import asyncio, sys
 from edgeagent.agent.events import FinalAnswer
-from edgeagent.config import MQTTConfig
+from edgeagent.config import MQTTConfig, TLSConfig
 from edgeagent.frontends.mqtt import MQTTFrontend
 
 class Pong:
@@ -319,6 +323,79 @@ def test_last_will_publishes_offline_when_the_process_is_killed(
     late.subscribe(status)
     late.wait_for(status)
     assert [(m.payload, m.retain) for m in late.on(status)] == [(b"offline", True)]
+
+
+DAEMON_CONFIG = """
+[llm]
+backend = "scripted"
+script = "script.json"
+
+[tools]
+wrapped_dir = "tools.d"
+
+[plugins.led]
+backend = "mock"
+
+[plugins.servo]
+backend = "mock"
+
+[socket]
+path = "{socket}"
+
+[mqtt]
+enabled = true
+host = "127.0.0.1"
+port = {port}
+device_id = "{device}"
+"""
+
+
+def test_killing_the_real_daemon_leaves_a_retained_offline(
+    broker: Broker, clients: Callable[..., TestClient]
+) -> None:
+    """``edgeagent run`` on the scripted model: answer one prompt, kill -9, see ``offline``."""
+    workdir = Path(tempfile.mkdtemp(prefix="ea-mqtt-", dir="/tmp"))  # short socket path
+    device = f"daemon{uuid.uuid4().hex[:6]}"
+    base = f"edgeagent/{device}"
+    (workdir / "tools.d").mkdir()
+    script = {"rules": [{"match": "(?i)ping", "reply": "pong from the daemon"}], "default": "?"}
+    (workdir / "script.json").write_text(json.dumps(script))
+    config = workdir / "edgeagent.toml"
+    config.write_text(
+        DAEMON_CONFIG.format(socket=workdir / "ea.sock", port=broker.port, device=device)
+    )
+    env = {k: v for k, v in os.environ.items() if not k.startswith("EDGEAGENT_")}
+    client = clients()
+    client.subscribe(f"{base}/#")
+    with (workdir / "daemon.log").open("wb") as out:
+        proc = subprocess.Popen(
+            [sys.executable, "-m", "edgeagent", "--config", str(config), "run"],
+            env=env,
+            stdout=out,
+            stderr=subprocess.STDOUT,
+        )
+    try:
+        try:
+            client.wait_for(f"{base}/status", lambda m: m.payload == b"online", timeout=60)
+        except AssertionError:
+            raise AssertionError((workdir / "daemon.log").read_text()) from None
+        (tools,) = client.wait_for(f"{base}/tools")
+        assert "led" in {t["name"] for t in tools.json()}
+        client.publish(f"{base}/ask", {"prompt": "ping", "id": "p1"})
+        (reply,) = client.wait_for(f"{base}/reply", timeout=30)
+        assert reply.json()["id"] == "p1" and reply.json()["text"] == "pong from the daemon"
+        os.kill(proc.pid, signal.SIGKILL)
+        proc.wait(10)
+        client.wait_for(f"{base}/status", lambda m: m.payload == b"offline", timeout=15)
+    finally:
+        if proc.poll() is None:
+            proc.kill()
+            proc.wait(5)
+        shutil.rmtree(workdir, ignore_errors=True)
+    late = clients()
+    late.subscribe(f"{base}/status")
+    late.wait_for(f"{base}/status")
+    assert [(m.payload, m.retain) for m in late.on(f"{base}/status")] == [(b"offline", True)]
 
 
 # --- Nothing lost ---------------------------------------------------------------------------
@@ -623,3 +700,64 @@ def test_homeassistant_configs_removed_when_discovery_is_disabled(
     late.subscribe(f"{on.topic_base}/status")
     late.wait_for(f"{on.topic_base}/status")  # retained messages arrive in order
     assert [m for m in late.messages if m.topic.startswith("homeassistant/")] == []
+
+
+# --- Credentials and TLS ----------------------------------------------------------------------
+
+
+@pytest.mark.skipif(
+    not (shutil.which("openssl") and shutil.which("mosquitto_passwd")),
+    reason="needs openssl and mosquitto_passwd",
+)
+def test_tls_with_client_certificate_and_password(tmp_path: Path) -> None:
+    tls = make_tls_material(tmp_path / "tls")
+    passwords = tmp_path / "passwd"
+    subprocess.run(["mosquitto_passwd", "-c", "-b", str(passwords), "edge", "s3cret"], check=True)
+    secure = Broker(
+        workdir=tmp_path / "secure",
+        allow_anonymous=False,
+        listener_options=(
+            f"cafile {tls['ca_crt']}\ncertfile {tls['server_crt']}\n"
+            f"keyfile {tls['server_key']}\nrequire_certificate true\n"
+        ),
+        extra_conf=f"password_file {passwords}\n",
+    )
+    secure.workdir.mkdir()
+    secure.start()
+    tls_config = TLSConfig(
+        enabled=True,
+        ca_certs=tls["ca_crt"],
+        certfile=tls["client_crt"],
+        keyfile=tls["client_key"],
+    )
+    good = make_config(secure, username="edge", password="s3cret", tls=tls_config)
+    wrong = make_config(secure, username="edge", password="nope", tls=tls_config)
+
+    def configure(client: mqtt.Client) -> None:
+        client.username_pw_set("edge", "s3cret")
+        client.tls_set(str(tls["ca_crt"]), str(tls["client_crt"]), str(tls["client_key"]))
+
+    async def refused() -> None:
+        fe = MQTTFrontend(wrong, dispatcher=EchoDispatcher(), connect_wait_s=1.0)
+        await fe.start()
+        try:
+            assert not fe.connected and fe.state.startswith("refused"), fe.state
+        finally:
+            await fe.stop()
+
+    try:
+        client = TestClient(secure, configure=configure)
+        try:
+
+            async def body(fe: MQTTFrontend) -> None:
+                client.subscribe(fe.topic_reply)
+                client.publish(fe.topic_ask, {"prompt": "over tls", "id": "t"})
+                (reply,) = await wait_for(client, fe.topic_reply, with_id("t"))
+                assert reply.json()["text"] == "echo: over tls"
+
+            run_with_frontend(good, body)
+            asyncio.run(refused())
+        finally:
+            client.close()
+    finally:
+        secure.stop()
