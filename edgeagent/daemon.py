@@ -111,7 +111,14 @@ class Daemon:
         executor = compose.build_executor(config, self.toolset.registry)
 
         self.notifier.status("loading the model")
-        self.llm = compose.build_llm(config)
+        build_llm = getattr(compose, "build_llm", None)
+        if build_llm is not None:
+            self.llm = build_llm(config)
+        else:  # TEMPORARY until compose.build_llm lands
+            from edgeagent.llm.select import select_engine_spec
+            from edgeagent.llm.worker import WorkerLLM
+
+            self.llm = WorkerLLM(select_engine_spec(config))
         starter = getattr(self.llm, "start", None)
         if starter is not None:
             started = starter()
@@ -144,13 +151,13 @@ class Daemon:
                 + "); enable one in the config"
             )
         self.state = "ready"
+        self.notifier.ready(self._status_line())
         self._tasks.append(asyncio.create_task(self._housekeeping(), name="edgeagent-status"))
         interval = self.notifier.watchdog_interval_s
         if interval is not None:
             self._tasks.append(
                 asyncio.create_task(self._watchdog(interval), name="edgeagent-watchdog")
             )
-        self.notifier.ready(self._status_line())
         log.info("ready: %s", self._status_line())
 
     async def _start_frontends(self) -> None:
@@ -233,10 +240,17 @@ class Daemon:
             ok, why = self.healthy()
             if ok:
                 self.notifier.watchdog()
+                if withheld:
+                    log.info("healthy again; pinging the systemd watchdog")
                 withheld = False
-            elif not withheld:
-                log.error("not pinging the systemd watchdog: %s", why)
-                withheld = True
+            else:
+                if not withheld:
+                    log.error("not pinging the systemd watchdog: %s", why)
+                    withheld = True
+                if self.scheduler is not None and not self.scheduler.in_flight:
+                    # Asking a dead idle worker for its status restarts it; if that
+                    # fails too, the missing pings let systemd restart the daemon.
+                    await self._refresh_engine_status()
             await asyncio.sleep(interval)
 
     async def _housekeeping(self) -> None:
@@ -291,6 +305,8 @@ class Daemon:
             "model": self._engine_status.get("model", self.config.llm.model),
             "context": self._engine_status.get("context", {}),
             "worker_restarts": int(getattr(self.llm, "restarts", 0) or 0),
+            "worker_pid": getattr(self.llm, "pid", None),
+            "engine": self._engine_status.get("engine", {}),
             "mqtt": mqtt,
             "socket": str(self.config.socket.path) if self.config.socket.enabled else None,
             "tools": self.toolset.registry.names() if self.toolset else [],

@@ -124,7 +124,9 @@ class Scheduler:
         if self._closing is None:
             self._closing = reason
         while not self._queue.empty():
-            self._queue.get_nowait().cancel(reason)
+            job = self._queue.get_nowait()
+            job.cancel(reason)
+            job.events.put_nowait(ErrorEvent(f"{reason}; the request was not started"))
         running = self._running
         if running is not None and running.task is not None:
             done, _ = await asyncio.wait({running.task}, timeout=grace_s)

@@ -422,7 +422,7 @@ def _group_exists(name: str) -> bool:
 def _config_steps(config_dir: Path, user: str) -> list[Step]:
     steps: list[Step] = []
     target = config_dir / "edgeagent.toml"
-    example = _repo_file("config", "edgeagent.example.toml")
+    example = _repo_file("config", "edgeagent.pi.toml")
     if target.exists():
         steps.append(Step(f"keep the existing {target}", lambda: None))
     elif example.is_file():

@@ -1,0 +1,287 @@
+"""The Unix-socket front end, in process (streaming, errors, permissions) and as a daemon."""
+
+from __future__ import annotations
+
+import asyncio
+import grp
+import json
+import os
+import stat
+import subprocess
+import sys
+from collections.abc import Awaitable, Callable
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from edgeagent.agent.context import SessionStore
+from edgeagent.config import SocketConfig
+from edgeagent.errors import ConfigError
+from edgeagent.frontends.socket import SocketFrontend
+from edgeagent.scheduler import Scheduler
+from tests.daemon.conftest import DaemonProcess, write_daemon_config
+from tests.daemon.test_scheduler import RecordingAgent
+
+Served = Callable[[SocketFrontend, RecordingAgent], Awaitable[None]]
+
+
+def serve(directory: Path, body: Served, **socket_options: Any) -> None:
+    async def main() -> None:
+        agent = RecordingAgent()
+        scheduler = Scheduler(
+            agent=agent,
+            sessions=SessionStore(system_prompt="test"),
+            queue_size=64,
+            request_timeout_s=10,
+            tool_list=lambda: [{"name": "led"}],
+        )
+        scheduler.start()
+        config = SocketConfig(path=directory / "ea.sock", **socket_options)
+        frontend = SocketFrontend(config, dispatcher=scheduler)
+        await frontend.start()
+        try:
+            await body(frontend, agent)
+        finally:
+            await frontend.stop()
+            await scheduler.close()
+
+    asyncio.run(main())
+
+
+class Client:
+    def __init__(self, reader: asyncio.StreamReader, writer: asyncio.StreamWriter) -> None:
+        self.reader, self.writer = reader, writer
+
+    @classmethod
+    async def connect(cls, path: Path) -> Client:
+        reader, writer = await asyncio.open_unix_connection(str(path), limit=1 << 20)
+        return cls(reader, writer)
+
+    async def send(self, message: dict[str, Any] | bytes) -> None:
+        raw = message if isinstance(message, bytes) else json.dumps(message).encode() + b"\n"
+        self.writer.write(raw)
+        await self.writer.drain()
+
+    async def line(self) -> dict[str, Any]:
+        raw = await asyncio.wait_for(self.reader.readline(), 5)
+        assert raw, "the daemon closed the connection"
+        result: dict[str, Any] = json.loads(raw)
+        return result
+
+    async def until_end(self) -> list[dict[str, Any]]:
+        lines = [await self.line()]
+        while lines[-1]["type"] not in ("final", "error"):
+            lines.append(await self.line())
+        return lines
+
+    async def close(self) -> None:
+        self.writer.close()
+        await self.writer.wait_closed()
+
+
+def test_a_prompt_streams_text_then_final_with_its_id(short_dir: Path) -> None:
+    async def body(frontend: SocketFrontend, agent: RecordingAgent) -> None:
+        client = await Client.connect(frontend.path)
+        await client.send({"id": 7, "prompt": "hello", "stream": True})
+        lines = await client.until_end()
+        assert [line["type"] for line in lines] == ["text", "final"]
+        assert all(line["id"] == 7 for line in lines)
+        assert lines[0]["text"] == "working on hello"
+        assert lines[-1]["text"] == "hello: seen 1 user message(s)"
+        # stream: false gets only the final line.
+        await client.send({"id": "b", "prompt": "again", "stream": False})
+        assert [line["type"] for line in await client.until_end()] == ["final"]
+        await client.close()
+
+    serve(short_dir, body)
+
+
+def test_many_concurrent_clients_each_get_their_own_answer(short_dir: Path) -> None:
+    async def body(frontend: SocketFrontend, agent: RecordingAgent) -> None:
+        async def one(i: int) -> dict[str, Any]:
+            client = await Client.connect(frontend.path)
+            await client.send({"id": f"c{i}", "prompt": f"prompt {i}"})
+            lines = await client.until_end()
+            await client.close()
+            return lines[-1]
+
+        finals = await asyncio.gather(*(one(i) for i in range(30)))
+        assert {f["id"] for f in finals} == {f"c{i}" for i in range(30)}
+        assert all(f["text"] == f"prompt {f['id'][1:]}: seen 1 user message(s)" for f in finals)
+        assert sorted(agent.finished) == sorted(f"prompt {i}" for i in range(30))
+
+    serve(short_dir, body)
+
+
+def test_bad_lines_get_error_lines_and_the_connection_stays_usable(short_dir: Path) -> None:
+    async def body(frontend: SocketFrontend, agent: RecordingAgent) -> None:
+        client = await Client.connect(frontend.path)
+        bad: list[tuple[bytes, str]] = [
+            (b"{not json\n", "not valid JSON"),
+            (b"\xff\xfe{}\n", "not valid UTF-8"),
+            (b"[1, 2]\n", "expected a JSON object"),
+            (b'{"prompt": ""}\n', '"prompt" must be a non-empty string'),
+            (b'{"prompt": "x", "stream": "yes"}\n', '"stream" must be true or false'),
+            (b'{"op": "explode"}\n', "unknown op 'explode'"),
+            (b'{"op": "reset"}\n', '"reset" needs a "session"'),
+        ]
+        for raw, expected in bad:
+            await client.send(raw)
+            reply = await client.line()
+            assert reply["type"] == "error" and expected in reply["message"], (raw, reply)
+        await client.send({"id": 1, "prompt": "still works"})
+        assert (await client.until_end())[-1]["type"] == "final"
+        assert agent.started == ["still works"]
+        await client.close()
+
+    serve(short_dir, body)
+
+
+def test_an_over_long_line_is_refused_and_the_next_line_served(short_dir: Path) -> None:
+    async def body(frontend: SocketFrontend, agent: RecordingAgent) -> None:
+        client = await Client.connect(frontend.path)
+        huge = json.dumps({"prompt": "x" * 5000}).encode() + b"\n"
+        await client.send(huge + json.dumps({"id": 2, "prompt": "short"}).encode() + b"\n")
+        error = await client.line()
+        assert error["type"] == "error"
+        assert "longer than 1024 bytes" in error["message"]
+        final = (await client.until_end())[-1]
+        assert (final["type"], final["id"]) == ("final", 2)
+        assert agent.started == ["short"]
+        await client.close()
+
+    serve(short_dir, body, max_line_bytes=1024)
+
+
+def test_ops_status_tools_and_reset(short_dir: Path) -> None:
+    async def body(frontend: SocketFrontend, agent: RecordingAgent) -> None:
+        client = await Client.connect(frontend.path)
+        await client.send({"prompt": "remember", "session": "kitchen"})
+        await client.until_end()
+        await client.send({"op": "status", "id": "s"})
+        status = await client.line()
+        assert status["type"] == "status" and status["id"] == "s"
+        assert status["status"]["requests"]["served"] == 1
+        assert status["status"]["sessions"] == 1
+        await client.send({"op": "tools"})
+        assert (await client.line())["tools"] == [{"name": "led"}]
+        await client.send({"op": "reset", "session": "kitchen"})
+        assert (await client.line())["existed"] is True
+        await client.send({"prompt": "fresh", "session": "kitchen"})
+        assert (await client.until_end())[-1]["text"] == "fresh: seen 1 user message(s)"
+        await client.close()
+
+    serve(short_dir, body)
+
+
+def test_a_client_that_disconnects_cancels_its_request(short_dir: Path) -> None:
+    async def body(frontend: SocketFrontend, agent: RecordingAgent) -> None:
+        client = await Client.connect(frontend.path)
+        await client.send({"id": 1, "prompt": "slow and abandoned"})
+        assert (await client.line())["type"] == "text"  # it is running
+        await client.close()
+        for _ in range(100):
+            if agent.cancelled:
+                break
+            await asyncio.sleep(0.02)
+        assert agent.cancelled == ["slow and abandoned"]
+
+    serve(short_dir, body)
+
+
+def test_socket_file_is_0660_with_the_configured_group_and_removed_on_stop(
+    short_dir: Path,
+) -> None:
+    group = grp.getgrgid(os.getgid()).gr_name
+    seen: dict[str, Any] = {}
+
+    async def body(frontend: SocketFrontend, agent: RecordingAgent) -> None:
+        st = frontend.path.stat()
+        seen.update(mode=stat.S_IMODE(st.st_mode), sock=stat.S_ISSOCK(st.st_mode), gid=st.st_gid)
+        seen["degraded"] = frontend.degraded
+
+    serve(short_dir, body, group=group)
+    assert seen == {"mode": 0o660, "sock": True, "gid": os.getgid(), "degraded": None}
+    assert not (short_dir / "ea.sock").exists()
+
+
+def test_a_missing_group_is_reported_not_silent(short_dir: Path) -> None:
+    seen: dict[str, Any] = {}
+
+    async def body(frontend: SocketFrontend, agent: RecordingAgent) -> None:
+        seen["degraded"] = frontend.degraded
+
+    serve(short_dir, body, group="no-such-group-xyz")
+    assert "no-such-group-xyz" in seen["degraded"]
+
+
+def test_a_stale_socket_is_replaced_but_a_live_daemon_is_not(short_dir: Path) -> None:
+    import socket as pysocket
+
+    stale = pysocket.socket(pysocket.AF_UNIX)
+    stale.bind(str(short_dir / "ea.sock"))
+    stale.close()  # the file stays, nobody listens: a crashed daemon's leftover
+
+    async def body(frontend: SocketFrontend, agent: RecordingAgent) -> None:
+        second = SocketFrontend(SocketConfig(path=frontend.path), dispatcher=frontend.dispatcher)
+        with pytest.raises(ConfigError, match="already serving"):
+            await second.start()
+        client = await Client.connect(frontend.path)
+        await client.send({"prompt": "alive"})
+        assert (await client.until_end())[-1]["type"] == "final"
+        await client.close()
+
+    serve(short_dir, body)
+
+
+def edgeagent(config: Path, *args: str) -> subprocess.CompletedProcess[str]:
+    return subprocess.run(
+        [sys.executable, "-m", "edgeagent", "--config", str(config), *args],
+        capture_output=True,
+        text=True,
+        timeout=60,
+    )
+
+
+def test_ask_and_status_against_a_running_daemon(
+    short_dir: Path, daemon_factory: Callable[..., DaemonProcess]
+) -> None:
+    sock_path = short_dir / "ea.sock"
+    config = write_daemon_config(short_dir, socket_path=sock_path)
+    daemon = daemon_factory(config)
+    daemon.wait_for_socket(sock_path)
+    assert stat.S_IMODE(sock_path.stat().st_mode) == 0o660
+
+    answer = edgeagent(config, "ask", "hello", "there")
+    assert answer.returncode == 0, answer.stderr
+    assert answer.stdout == "Hello from the scripted model.\n"
+
+    raw = edgeagent(config, "ask", "--json", "count to ten")
+    assert raw.returncode == 0, raw.stderr
+    events = [json.loads(line) for line in raw.stdout.splitlines()]
+    assert [e["type"] for e in events[:-1]] == ["text"] * (len(events) - 1)
+    assert len(events) > 2  # streamed in chunks
+    assert "".join(e["text"] for e in events[:-1]) == events[-1]["text"]
+    assert events[-1]["text"] == "one two three four five six seven eight nine ten"
+
+    status = edgeagent(config, "status", "--json")
+    assert status.returncode == 0, status.stderr
+    info = json.loads(status.stdout)
+    assert info["requests"]["served"] == 2
+    assert info["backend"] == "scripted" and info["state"] == "ready"
+    assert "led" in info["tools"] and info["mqtt"] == {"enabled": False, "connected": False}
+    pretty = edgeagent(config, "status")
+    assert "served 2, failed 0" in pretty.stdout
+    assert daemon.stop() == 0
+    assert not sock_path.exists()
+
+
+def test_ask_exits_non_zero_with_a_clear_message_when_not_running(short_dir: Path) -> None:
+    sock_path = short_dir / "ea.sock"
+    config = write_daemon_config(short_dir, socket_path=sock_path)
+    result = edgeagent(config, "ask", "hello")
+    assert result.returncode == 3
+    assert f"edgeagent is not running (no socket at {sock_path})" in result.stderr
+    assert "`edgeagent run` or `systemctl start edgeagent`" in result.stderr
+    assert edgeagent(config, "status").returncode == 3
