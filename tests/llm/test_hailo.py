@@ -337,7 +337,6 @@ def test_from_config(make_engine: Callable[..., HailoEngine], hef: Path, tmp_pat
         engine.close()
 
 
-@pytest.mark.filterwarnings("default")
 def test_missing_hailo_platform_says_how_to_install(
     monkeypatch: pytest.MonkeyPatch, tmp_path: Path
 ) -> None:
