@@ -29,7 +29,7 @@ import logging
 import threading
 from collections import deque
 from collections.abc import Callable
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from typing import Any
 
 import paho.mqtt.client as mqtt
@@ -51,99 +51,11 @@ from edgeagent.config import MQTTConfig
 from edgeagent.errors import ConfigError
 from edgeagent.frontends import homeassistant
 from edgeagent.frontends.base import Dispatcher, Request
+from edgeagent.frontends.mqtt_payload import Prompt, Rejected, parse_prompt, reply_payload
 
 log = logging.getLogger(__name__)
 
 FLEET_TOPIC = "edgeagent/fleet/ask"
-ECHO_FIELDS = ("id", "transaction")
-"""Correlation fields copied unchanged from a prompt into its reply (zigbee2mqtt style)."""
-PROMPT_FIELDS = {"prompt", "session", "stream", *ECHO_FIELDS}
-
-
-# --- Parsing a prompt payload -----------------------------------------------------------
-
-
-@dataclass(frozen=True)
-class Prompt:
-    text: str
-    session: str | None = None
-    stream: bool = False
-    echo: dict[str, Any] = field(default_factory=dict)
-
-    @property
-    def request_id(self) -> str | None:
-        value = self.echo.get("id", self.echo.get("transaction"))
-        return None if value is None else str(value)
-
-
-@dataclass(frozen=True)
-class Rejected:
-    """A payload that cannot become a request; ``echo`` holds the id if one was readable."""
-
-    error: str
-    echo: dict[str, Any] = field(default_factory=dict)
-    session: str | None = None
-
-
-def parse_prompt(payload: bytes, *, max_bytes: int) -> Prompt | Rejected:
-    """Plain text, or a JSON object when the payload starts with ``{``."""
-    if len(payload) > max_bytes:
-        return Rejected(
-            f"payload of {len(payload)} bytes is over the {max_bytes}-byte limit "
-            f"([mqtt] max_payload_bytes); send a shorter prompt"
-        )
-    try:
-        text = payload.decode("utf-8")
-    except UnicodeDecodeError as exc:
-        return Rejected(
-            f"payload is not valid UTF-8 ({exc.reason} at byte {exc.start}); "
-            f"send UTF-8 text or a JSON object"
-        )
-    if not text.lstrip().startswith("{"):
-        if not text.strip():
-            return Rejected('empty prompt; send the prompt as text or as {"prompt": "..."}')
-        return Prompt(text.strip())
-    try:
-        data = json.loads(text)
-    except ValueError as exc:
-        return Rejected(
-            f"payload starts with '{{' but is not valid JSON ({exc}); send a JSON "
-            f'object like {{"prompt": "...", "id": "1"}} or plain text'
-        )
-    if not isinstance(data, dict):
-        return Rejected('payload must be a JSON object like {"prompt": "..."}')
-    return _prompt_from_object(data)
-
-
-def _prompt_from_object(data: dict[str, Any]) -> Prompt | Rejected:
-    echo = {k: data[k] for k in ECHO_FIELDS if isinstance(data.get(k), str | int)}
-    session = data.get("session") if isinstance(data.get("session"), str) else None
-
-    def reject(error: str) -> Rejected:
-        return Rejected(error, echo=echo, session=session)
-
-    unknown = sorted(set(data) - PROMPT_FIELDS)
-    if unknown:
-        return reject(
-            f"unknown field(s) {', '.join(map(repr, unknown))}; "
-            f"allowed: {', '.join(sorted(PROMPT_FIELDS))}"
-        )
-    for key in ECHO_FIELDS:
-        value = data.get(key)
-        if value is not None and (isinstance(value, bool) or not isinstance(value, str | int)):
-            return reject(f"field {key!r} = {value!r} must be a string or an integer")
-    if data.get("session") is not None and not isinstance(data["session"], str):
-        return reject(f"field 'session' = {data['session']!r} must be a string")
-    if not isinstance(data.get("stream", False), bool):
-        return reject(f"field 'stream' = {data['stream']!r} must be true or false")
-    prompt = data.get("prompt")
-    if not isinstance(prompt, str):
-        return reject(f"field 'prompt' = {prompt!r} must be a string")
-    if not prompt.strip():
-        return reject("empty prompt; put the question in the 'prompt' field")
-    return Prompt(prompt.strip(), session=session, stream=data.get("stream", False), echo=echo)
-
-
 # --- The front end ----------------------------------------------------------------------
 
 
@@ -530,14 +442,7 @@ class MQTTFrontend:
         tool_calls: list[dict[str, Any]] | None = None,
         error: str | None = None,
     ) -> None:
-        payload = {
-            "id": echo.get("id"),
-            **echo,
-            "session": session,
-            "text": text,
-            "tool_calls": tool_calls or [],
-            "error": error,
-        }
+        payload = reply_payload(echo, session, text=text, tool_calls=tool_calls, error=error)
         topic = inbound.response_topic or self.topic_reply
         self._publish(topic, payload, qos=1, correlation=inbound.correlation)
 

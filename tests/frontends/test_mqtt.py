@@ -29,7 +29,8 @@ from edgeagent.agent.events import (
 )
 from edgeagent.config import MQTTConfig, TLSConfig
 from edgeagent.frontends.base import Request
-from edgeagent.frontends.mqtt import MQTTFrontend, Prompt, Rejected, parse_prompt
+from edgeagent.frontends.mqtt import MQTTFrontend
+from edgeagent.frontends.mqtt_payload import Prompt, Rejected, parse_prompt
 from tests.frontends.mqtt_broker import Broker, Received, TestClient, make_tls_material
 
 LED_CALL = {"name": "led", "arguments": {"color": "red"}, "ok": True, "result": {"color": "red"}}
