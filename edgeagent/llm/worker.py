@@ -306,11 +306,13 @@ class WorkerLLM:
         fds = (conn.fileno(), proc.sentinel)
         for fd in fds:
             loop.add_reader(fd, wake)
+        # Not asyncio.wait_for: on 3.11 it can swallow a cancellation that races with
+        # the wake-up, and a lost cancel would keep a deadline-expired request running.
+        timer = loop.call_later(timeout, wake)
         try:
-            await asyncio.wait_for(ready, timeout)
-        except TimeoutError:
-            pass
+            await ready
         finally:
+            timer.cancel()
             for fd in fds:
                 loop.remove_reader(fd)
 

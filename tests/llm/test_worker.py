@@ -178,3 +178,47 @@ def test_worker_start_failure_is_raised_to_the_caller(tmp_path: Path) -> None:
             await llm.aclose()
 
     asyncio.run(main())
+
+
+# --- the real engine through the worker (SmolLM2) ---------------------------------------
+
+# No end is allowed before 300 repetitions: a generation long enough to interrupt.
+ENDLESS = 'root ::= ("la "){300}\n'
+
+
+@pytest.mark.model
+def test_llamacpp_worker_streams_recovers_and_cancels(smollm2_path: Path) -> None:
+    spec = EngineSpec("llamacpp", {"model_path": str(smollm2_path), "n_ctx": 2048, "n_threads": 2})
+    messages = [{"role": "user", "content": "Sing."}]
+
+    async def main() -> None:
+        llm = WorkerLLM(spec)
+        try:
+            pieces = [p async for p in llm.stream(ask("Say hello.", max_tokens=16))]
+            assert len(pieces) > 1 and "".join(pieces).strip()
+            status = await llm.status()
+            assert status.backend == "llamacpp" and status.context_used
+
+            long = GenerateRequest(messages=messages, grammar=ENDLESS, max_tokens=1000)  # type: ignore[arg-type]
+            stream = llm.stream(long)
+            assert "la".startswith((await stream.__anext__()).strip())
+            assert llm.pid is not None
+            os.kill(llm.pid, signal.SIGKILL)
+            with pytest.raises(WorkerCrashedError, match="signal 9 while generating"):
+                async for _ in stream:
+                    pass
+            assert llm.restarts == 1
+            again = await collect(llm.stream(ask("Say hello.", max_tokens=16)))
+            assert again == "".join(pieces)  # same greedy answer from the new worker
+
+            stream = llm.stream(long)
+            await stream.__anext__()
+            await stream.aclose()
+            started = time.monotonic()
+            assert await collect(llm.stream(ask("Say hello.", max_tokens=16))) == again
+            assert time.monotonic() - started < 5.0  # not after 300 more tokens
+            assert llm.restarts == 1  # the cancel stopped the generation, no restart
+        finally:
+            await llm.aclose()
+
+    asyncio.run(main())
