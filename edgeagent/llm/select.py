@@ -141,7 +141,8 @@ def create_engine(spec: EngineSpec) -> Engine:
     if spec.backend == "http":
         from edgeagent.llm.http import HTTPEngine
 
-        engine = HTTPEngine(config=HTTPConfig.model_validate(opts["config"]))
+        http = HTTPConfig.model_validate(opts["config"])
+        engine = HTTPEngine(**{name: getattr(http, name) for name in type(http).model_fields})
         return engine
     if spec.backend == "scripted":
         from edgeagent.llm.scripted import ScriptedEngine

@@ -90,6 +90,11 @@ def test_explicit_backends(tmp_path: Path, importable: set[str]) -> None:
     )
     assert http.backend == "http"
     assert HTTPConfig.model_validate(http.options["config"]).base_url == "http://pi:9"
+    engine = create_engine(http)  # builds without connecting
+    try:
+        assert engine.status().backend == "http"
+    finally:
+        engine.close()
 
 
 def test_scripted_spec_builds_the_scripted_engine(tmp_path: Path) -> None:
