@@ -26,6 +26,7 @@ import asyncio
 import contextlib
 import json
 import logging
+import socket
 import threading
 from collections import deque
 from collections.abc import Callable
@@ -214,6 +215,7 @@ class MQTTFrontend:
             _configure_tls(client, cfg)
         client.will_set(self.topic_status, "offline", qos=1, retain=True)
         client.reconnect_delay_set(*self._reconnect)  # type: ignore[arg-type]  # floats work
+        client.on_socket_open = _disable_nagle
         client.on_connect = self._on_connect
         client.on_connect_fail = self._on_connect_fail
         client.on_disconnect = self._on_disconnect
@@ -465,6 +467,13 @@ class MQTTFrontend:
             properties.CorrelationData = correlation
         # While disconnected paho queues QoS 1 messages and sends them after reconnecting.
         return client.publish(topic, data, qos=qos, retain=retain, properties=properties)
+
+
+def _disable_nagle(_client: mqtt.Client, _userdata: Any, sock: Any) -> None:
+    # paho leaves Nagle on: each small reply would wait for the peer's delayed ACK
+    # (~40 ms on Linux), which dominates a prompt's round trip on the scripted backend.
+    with contextlib.suppress(OSError, AttributeError):
+        sock.setsockopt(socket.IPPROTO_TCP, socket.TCP_NODELAY, 1)
 
 
 def _wait_published(infos: list[mqtt.MQTTMessageInfo], timeout: float) -> None:

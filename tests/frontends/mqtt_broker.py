@@ -66,6 +66,8 @@ class Broker:
             # the persistence file into the test's tmp dir; as anyone else it is a no-op.
             f"user {getpass.getuser()}\n"
             "persistence true\n"
+            # Nagle on the broker adds ~40 ms (delayed ACK) to every small reply.
+            "set_tcp_nodelay true\n"
             f"persistence_location {self.workdir}/\n"
             "persistence_file mosquitto.db\n"
             f"log_dest file {self.workdir}/mosquitto.log\n"
@@ -142,6 +144,9 @@ class TestClient:
             clean_session=None if self.v5 else not persistent,
         )
         self.client.reconnect_delay_set(0.1, 0.5)  # type: ignore[arg-type]
+        self.client.on_socket_open = lambda _c, _u, sock: sock.setsockopt(
+            socket.IPPROTO_TCP, socket.TCP_NODELAY, 1
+        )
         if configure is not None:
             configure(self.client)  # credentials, TLS
         self.client.on_message = self._on_message
