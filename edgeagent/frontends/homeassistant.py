@@ -8,8 +8,10 @@ them retained. One config per component, under
 * a ``sensor`` whose state is the last answer on ``reply``, capped at HA's 255
   characters, with the full text and the tool calls as attributes.
 
-Both share one ``device`` block and are available while the status topic says
-``online``. An empty retained payload on the same topics removes them.
+The sensor follows ``reply``, so it shows answers to prompts from HA's text entity and
+to any prompt sent without an MQTT v5 response topic. Both share one ``device`` block
+and are available while the status topic says ``online``. An empty retained payload on
+the same topics removes them.
 """
 
 from __future__ import annotations

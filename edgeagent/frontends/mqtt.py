@@ -353,8 +353,9 @@ class MQTTFrontend:
                 log.info("Home Assistant came online; re-publishing discovery configs")
                 self._publish_discovery()
             return
-        if inbound.topic not in (self.topic_ask, FLEET_TOPIC):
-            return
+        fleet = inbound.topic == FLEET_TOPIC and self.config.shared_group is not None
+        if inbound.topic != self.topic_ask and not fleet:
+            return  # e.g. a fleet subscription left in the session after shared_group was unset
         if inbound.retain:
             log.warning(
                 "MQTT: ignoring a retained prompt on %s (it would run on every "
