@@ -195,7 +195,9 @@ class Config(Section):
         return self.source.parent / path
 
 
-def find_config(explicit: Path | None = None, *, env: Mapping[str, str] | None = None) -> Path | None:
+def find_config(
+    explicit: Path | None = None, *, env: Mapping[str, str] | None = None
+) -> Path | None:
     """The config file to use: ``--config``, ``$EDGEAGENT_CONFIG``, then the search paths."""
     env = os.environ if env is None else env
     if explicit is not None:

@@ -67,9 +67,9 @@ class CallPolicy:
             return f"tool {tool.name!r} is not allowed from {frontend}"
         if self._listed(self.allow, frontend, tool.name) is False:
             return f"tool {tool.name!r} is not allowed from {frontend}"
-        if tool.kind is ToolKind.ACT and frontend in self.confirm_act and self.confirm:
-            if not await self.confirm(tool, arguments):
-                return f"the user declined to run {tool.name!r}"
+        asks = tool.kind is ToolKind.ACT and frontend in self.confirm_act and self.confirm
+        if asks and self.confirm is not None and not await self.confirm(tool, arguments):
+            return f"the user declined to run {tool.name!r}"
         return None
 
 

@@ -63,7 +63,9 @@ class PluginContext:
                 f"(got {err.get('input')!r})"
                 for err in exc.errors()
             )
-            raise ConfigError(f"Invalid options for plugin {self.name!r}{where}: {problems}") from exc
+            raise ConfigError(
+                f"Invalid options for plugin {self.name!r}{where}: {problems}"
+            ) from exc
 
     def on_close(self, closer: Callable[[], None]) -> None:
         """Run ``closer`` at shutdown (put the hardware into a safe state)."""
@@ -124,9 +126,11 @@ def load_plugins(
             context = contexts(pname)
             collected: list[Tool] = []
 
-            def register(obj: Tool | Callable[..., Any], _p: str = pname) -> None:
+            def register(
+                obj: Tool | Callable[..., Any], _p: str = pname, _into: list[Tool] = collected
+            ) -> None:
                 t = obj if isinstance(obj, Tool) else make_tool(obj, plugin=_p)
-                collected.append(t.with_plugin(_p))
+                _into.append(t.with_plugin(_p))
 
             for impl in impls:
                 impl.function(register=register, context=context)

@@ -35,9 +35,7 @@ class ToolRegistry:
             return self._tools[name]
         except KeyError:
             available = ", ".join(sorted(self._tools)) or "none"
-            raise UnknownToolError(
-                f"Unknown tool {name!r}. Available tools: {available}"
-            ) from None
+            raise UnknownToolError(f"Unknown tool {name!r}. Available tools: {available}") from None
 
     def __contains__(self, name: object) -> bool:
         return name in self._tools
@@ -59,11 +57,10 @@ class ToolRegistry:
         if unknown:  # a typo, or a tool whose plugin failed to load: say so, keep serving
             log.warning(
                 "[tools] names tools that are not loaded: %s; loaded tools: %s",
-                sorted(unknown), self.names(),
+                sorted(unknown),
+                self.names(),
             )
-        return ToolRegistry(
-            t for t in self if (not keep or t.name in keep) and t.name not in drop
-        )
+        return ToolRegistry(t for t in self if (not keep or t.name in keep) and t.name not in drop)
 
     def manifest(self, fmt: str, **options: Any) -> Any:
         """Render these tools in a manifest format (see :mod:`edgeagent.tools.render`)."""

@@ -19,7 +19,7 @@ from collections.abc import Callable, Sequence
 from typing import Any
 
 from edgeagent.errors import ConfigError
-from edgeagent.tools.tool import Tool
+from edgeagent.tools.tool import Tool, ToolKind
 
 MANIFEST_FORMATS: tuple[str, ...] = ("concise", "verbose", "qwen", "openai", "anthropic")
 TEXT_FORMATS: frozenset[str] = frozenset({"concise", "verbose", "qwen"})
@@ -93,7 +93,11 @@ def _concise_line(tool: Tool, *, descriptions: bool) -> str:
     args = []
     for name, spec, required in _params(tool):
         text = f"{name}{'' if required else '?'}: {_short_type(spec)}"
-        limits = _range(spec, lengths=False)  # string lengths: noise for a small model
+        # String lengths are noise for a small model, and so is a lone ">=0" (counts,
+        # indexes); verbose keeps both.
+        limits = _range(spec, lengths=False)
+        if limits == ">=0":
+            limits = ""
         if limits:
             text += f" {limits}"
         if descriptions and spec.get("description"):
@@ -103,12 +107,14 @@ def _concise_line(tool: Tool, *, descriptions: bool) -> str:
 
 
 def render_concise(
-    tools: Sequence[Tool], *, header: bool = True, param_descriptions: bool = True
+    tools: Sequence[Tool], *, header: bool = True, param_descriptions: bool = False
 ) -> str:
-    """One line per tool; ``?`` marks an optional parameter, enums are listed inline.
+    """One line per tool: the signature (``?`` marks an optional parameter; types, ranges
+    and enums inline) and the tool's one-line description.
 
-    Parameter descriptions are kept by default: they carry argument semantics (units,
-    "negative = left") that the types alone do not.
+    Parameter descriptions are left to ``verbose``; a plugin puts the argument semantics
+    the model must know ("negative = left") into the tool's description line, which
+    every format shows.
     """
     lines = ["Tools:"] if header else []
     lines += [_concise_line(t, descriptions=param_descriptions) for t in tools]
@@ -134,11 +140,13 @@ def _verbose_param(name: str, spec: dict[str, Any], required: bool) -> str:
 
 
 def render_verbose(tools: Sequence[Tool], *, header: bool = True) -> str:
-    """Each tool with its description, then one line per parameter."""
+    """Each tool with whether it acts or only reads, its description, then one line per
+    parameter with its type, requiredness, limits, default and description."""
     blocks = []
     for t in tools:
         params = _params(t)
-        lines = [f"{t.name}: {t.description}"]
+        kind = "acts on devices" if t.kind is ToolKind.ACT else "read-only"
+        lines = [f"{t.name} ({kind}): {t.description}"]
         if params:
             lines.append("  Parameters:")
             lines += [_verbose_param(n, s, r) for n, s, r in params]
@@ -184,7 +192,7 @@ def render_manifest(tools: Sequence[Tool], fmt: str, **options: Any) -> str | li
     """Render ``tools`` as format ``fmt`` (see the module docstring).
 
     ``options``: ``header`` (text formats, default True) and ``param_descriptions``
-    (``concise`` only, default True).
+    (``concise`` only, default False).
     """
     renderer = _RENDERERS.get(fmt)
     if renderer is None:

@@ -134,7 +134,9 @@ def tool(
         setattr(
             f,
             _MARK,
-            _ToolMark(name, description, param_descriptions, ToolKind(kind), timeout_s, title, wrap),
+            _ToolMark(
+                name, description, param_descriptions, ToolKind(kind), timeout_s, title, wrap
+            ),
         )
         return f
 
@@ -148,7 +150,9 @@ def make_tool(func: Callable[..., Any], *, plugin: str = "?") -> Tool:
     )
     name: str = mark.name or str(getattr(func, "__name__", ""))
     if not name.isidentifier():
-        raise ToolDefinitionError(f"Tool name {name!r} is not an identifier; use letters, digits, _")
+        raise ToolDefinitionError(
+            f"Tool name {name!r} is not an identifier; use letters, digits, _"
+        )
     model, schema, doc_description = build_arguments_model(
         func, name=name, param_descriptions=mark.param_descriptions
     )

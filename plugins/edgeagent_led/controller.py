@@ -51,7 +51,7 @@ class LedController:
             Literal["blink", "pulse"] | None, Field(description="brief animation")
         ] = None,
     ) -> dict[str, Any]:
-        """Set the LED strip; give only what changes."""
+        """Set the LED strip (color: CSS name or #rrggbb); give only what changes."""
         with self._lock:
             state = self.backend.read()
             if color is not None:
@@ -75,7 +75,7 @@ class LedController:
 
     @tool(kind="read")
     def led_state(self) -> dict[str, Any]:
-        """Read the LED strip: on, color, brightness."""
+        """Read the LED strip (on, color, brightness)."""
         with self._lock:
             return self.backend.read().summary()
 

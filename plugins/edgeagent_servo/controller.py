@@ -32,7 +32,8 @@ class ServoController:
             float | None, Field(description="relative degrees; negative = left")
         ] = None,
     ) -> dict[str, Any]:
-        """Turn the servo to an angle, or move it by some degrees."""
+        """Turn the servo to angle -90..90 (0 = center) or move it by relative degrees;
+        negative = left."""
         if (angle is None) == (move is None):
             raise ToolArgumentError("give either angle (absolute) or move (relative), not both")
         with self._lock:
@@ -56,7 +57,7 @@ class ServoController:
 
     @tool(kind="read")
     def servo_state(self) -> dict[str, Any]:
-        """Read the servo angle (negative = left)."""
+        """Read the servo angle."""
         with self._lock:
             current = self.backend.read()
         if current is None:

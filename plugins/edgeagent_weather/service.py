@@ -114,7 +114,7 @@ class OpenMeteo:
         location: Annotated[str, Field(min_length=1, max_length=100, description="place name")],
         day: Annotated[int, Field(ge=0, le=MAX_DAY, description="0=today")] = 0,
     ) -> dict[str, Any]:
-        """Daily weather forecast for a place."""
+        """Daily weather forecast for a place; day 0 = today."""
         if not 0 <= day <= MAX_DAY:
             raise ToolError(f"day must be 0-{MAX_DAY} (0 = today), got {day}")
         name = location.strip()

@@ -34,7 +34,9 @@ def register_tools(register, context):
 '''
 
 
-def make_dist(root: Path, dist: str, *, tool: str = "hello", body: str = "register({tool})") -> Path:
+def make_dist(
+    root: Path, dist: str, *, tool: str = "hello", body: str = "register({tool})"
+) -> Path:
     """Write a tiny third-party plugin project; return its directory."""
     project = root / dist
     module = dist.replace("-", "_")
@@ -66,13 +68,32 @@ def install(projects: list[Path], site: Path) -> None:
     wheels = site.parent / "wheels"
     for project in projects:
         subprocess.run(
-            [sys.executable, "-m", "pip", "wheel", "-q", "--no-deps", "--no-build-isolation",
-             "-w", str(wheels), str(project)],
+            [
+                sys.executable,
+                "-m",
+                "pip",
+                "wheel",
+                "-q",
+                "--no-deps",
+                "--no-build-isolation",
+                "-w",
+                str(wheels),
+                str(project),
+            ],
             check=True,
         )
     subprocess.run(
-        [sys.executable, "-m", "pip", "install", "-q", "--no-deps", "--target", str(site),
-         *map(str, sorted(wheels.glob("*.whl")))],
+        [
+            sys.executable,
+            "-m",
+            "pip",
+            "install",
+            "-q",
+            "--no-deps",
+            "--target",
+            str(site),
+            *map(str, sorted(wheels.glob("*.whl"))),
+        ],
         check=True,
     )
 
@@ -85,7 +106,10 @@ def edgeagent(site: Path, tmp_path: Path, *args: str) -> subprocess.CompletedPro
     env.pop("EDGEAGENT_CONFIG", None)
     return subprocess.run(
         [sys.executable, "-m", "edgeagent", "--config", str(config), *args],
-        capture_output=True, text=True, env=env, timeout=60,
+        capture_output=True,
+        text=True,
+        env=env,
+        timeout=60,
     )
 
 

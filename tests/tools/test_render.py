@@ -49,11 +49,17 @@ TOOLS: list[Tool] = [make_tool(led), make_tool(weather), make_tool(led_state)]
 def test_concise_is_one_line_per_tool() -> None:
     assert render_manifest(TOOLS, "concise") == (
         "Tools:\n"
-        "led(color: str (CSS name or #rrggbb), brightness?: int 0-100 (percent), "
-        "effect?: solid|blink) - Set the LED strip.\n"
-        "weather(location: str, day?: int 0-6 (0=today), tags?: list[str]) - "
+        "led(color: str, brightness?: int 0-100, effect?: solid|blink) - Set the LED strip.\n"
+        "weather(location: str, day?: int 0-6, tags?: list[str]) - "
         "Daily weather forecast for a place.\n"
         "led_state() - Read the LED strip."
+    )
+
+
+def test_concise_can_include_parameter_descriptions() -> None:
+    assert render_manifest(TOOLS, "concise", param_descriptions=True).splitlines()[1] == (
+        "led(color: str (CSS name or #rrggbb), brightness?: int 0-100 (percent), "
+        "effect?: solid|blink) - Set the LED strip."
     )
 
 
@@ -67,13 +73,15 @@ def test_concise_without_parameter_descriptions_or_header() -> None:
 def test_verbose_lists_every_parameter_with_its_facts() -> None:
     text = render_manifest(TOOLS, "verbose")
     assert isinstance(text, str)
-    assert text.startswith("Available tools:\n\nled: Set the LED strip.\n  Parameters:\n")
+    assert text.startswith(
+        "Available tools:\n\nled (acts on devices): Set the LED strip.\n  Parameters:\n"
+    )
     assert "  - color (string, required): CSS name or #rrggbb" in text
     assert "  - brightness (integer, optional, 0-100, default 100): percent" in text
     assert '  - effect (enum, optional, one of "solid", "blink", default "solid")' in text
     assert "  - location (string, required, 0-100 chars)" in text
     assert "  - tags (list[str], optional)" in text
-    assert "led_state: Read the LED strip.\n  Parameters: none" in text
+    assert "led_state (read-only): Read the LED strip.\n  Parameters: none" in text
 
 
 def test_concise_is_smaller_than_verbose() -> None:
