@@ -296,6 +296,9 @@ class Daemon:
         mqtt: dict[str, Any] = {"enabled": self.config.mqtt.enabled, "connected": False}
         for frontend in self.frontends:
             if hasattr(frontend, "connected"):
+                details = getattr(frontend, "status", None)
+                if callable(details):
+                    mqtt.update(details())
                 mqtt["connected"] = bool(frontend.connected)
         return {
             "state": self.state,

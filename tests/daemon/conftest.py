@@ -157,6 +157,20 @@ class DaemonProcess:
             time.sleep(0.05)
         raise AssertionError(f"no socket at {path} within {timeout} s:\n{self.output()}")
 
+    def wait_ready(self, path: Path, timeout: float = 20) -> None:
+        """Until the daemon reports ``ready`` over its socket (all front ends up)."""
+        self.wait_for_socket(path, timeout)
+        deadline = time.monotonic() + timeout
+        while time.monotonic() < deadline:
+            with socket.socket(socket.AF_UNIX) as sock:
+                sock.settimeout(5)
+                sock.connect(str(path))
+                sock.sendall(b'{"op": "status"}\n')
+                if json.loads(sock.makefile("rb").readline())["status"]["state"] == "ready":
+                    return
+            time.sleep(0.05)
+        raise AssertionError(f"the daemon was not ready within {timeout} s:\n{self.output()}")
+
     def output(self) -> str:
         self._log_file.flush()
         return self.log.read_text(errors="replace")

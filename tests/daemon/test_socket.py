@@ -250,7 +250,7 @@ def test_ask_and_status_against_a_running_daemon(
     sock_path = short_dir / "ea.sock"
     config = write_daemon_config(short_dir, socket_path=sock_path)
     daemon = daemon_factory(config)
-    daemon.wait_for_socket(sock_path)
+    daemon.wait_ready(sock_path)
     assert stat.S_IMODE(sock_path.stat().st_mode) == 0o660
 
     answer = edgeagent(config, "ask", "hello", "there")
