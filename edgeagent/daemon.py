@@ -102,28 +102,24 @@ class Daemon:
         from edgeagent import compose
 
         config = self.config
-        self.notifier.status("loading tools")
-        self.toolset = compose.build_tools(config)
-        for name, reason in self.toolset.report.failed.items():
-            self._degrade(f"plugin {name}", reason)
-        for problem in self.toolset.wrapped_errors:
-            self._degrade("tools.d", problem)
-        executor = compose.build_executor(config, self.toolset.registry)
-
-        self.notifier.status("loading the model")
-        build_llm = getattr(compose, "build_llm", None)
-        if build_llm is not None:
-            self.llm = build_llm(config)
-        else:  # TEMPORARY until compose.build_llm lands
-            from edgeagent.llm.select import select_engine_spec
-            from edgeagent.llm.worker import WorkerLLM
-
-            self.llm = WorkerLLM(select_engine_spec(config))
-        starter = getattr(self.llm, "start", None)
-        if starter is not None:
-            started = starter()
-            if inspect.isawaitable(started):
-                await started
+        # The model worker loads in its own process while this one loads the plugins.
+        self.notifier.status("loading the model and tools")
+        self.llm = compose.build_llm(config)
+        loading = asyncio.create_task(self._start_model(), name="edgeagent-model-start")
+        try:
+            self.toolset = compose.build_tools(config)
+            for name, reason in self.toolset.report.failed.items():
+                self._degrade(f"plugin {name}", reason)
+            for duplicate in self.toolset.report.duplicates:
+                self._degrade("tools", duplicate)
+            for problem in self.toolset.wrapped_errors:
+                self._degrade("tools.d", problem)
+            executor = compose.build_executor(config, self.toolset.registry)
+            self.notifier.status("loading the model")
+            await loading
+        finally:
+            if not loading.done():
+                loading.cancel()
         await self._refresh_engine_status()
         agent = compose.build_agent(
             config, llm=self.llm, executor=executor, registry=self.toolset.registry
@@ -159,6 +155,13 @@ class Daemon:
                 asyncio.create_task(self._watchdog(interval), name="edgeagent-watchdog")
             )
         log.info("ready: %s", self._status_line())
+
+    async def _start_model(self) -> None:
+        starter = getattr(self.llm, "start", None)  # InProcessLLM has none: nothing to load
+        if starter is not None:
+            started = starter()
+            if inspect.isawaitable(started):
+                await started
 
     async def _start_frontends(self) -> None:
         candidates: list[Any] = []

@@ -51,6 +51,7 @@ class SocketFrontend:
         """Why the socket works with reduced function (e.g. its group does not exist)."""
         self._server: asyncio.Server | None = None
         self._connections: set[asyncio.Task[None]] = set()
+        self._open: set[_Connection] = set()
         self._inode: int | None = None
 
     async def start(self) -> None:
@@ -100,11 +101,15 @@ class SocketFrontend:
         if self._server is not None:
             self._server.close()
 
-    async def stop(self) -> None:
-        """Stop accepting, cancel the clients' requests, remove the socket file."""
+    async def stop(self, *, grace_s: float = 0.0) -> None:
+        """Stop accepting, give requests ``grace_s`` to send their last line, cancel the
+        rest, remove the socket file. Idempotent."""
         server, self._server = self._server, None
         if server is not None:
             server.close()
+        requests = {task for conn in self._open for task in conn.requests}
+        if requests and grace_s > 0:
+            await asyncio.wait(requests, timeout=grace_s)
         for task in list(self._connections):
             task.cancel()
         if self._connections:
@@ -128,6 +133,7 @@ class SocketFrontend:
         assert task is not None
         self._connections.add(task)
         conn = _Connection(self, writer)
+        self._open.add(conn)
         try:
             while True:
                 try:
@@ -150,6 +156,7 @@ class SocketFrontend:
             pass
         finally:
             await conn.close()
+            self._open.discard(conn)
             self._connections.discard(task)
 
 

@@ -5,9 +5,13 @@ from __future__ import annotations
 import json
 import queue
 import shutil
+import signal
+import socket
 import subprocess
+import time
 from collections.abc import Callable, Iterator
 from pathlib import Path
+from typing import Any
 
 import paho.mqtt.client as mqtt
 import pytest
@@ -29,9 +33,6 @@ def broker(short_dir: Path) -> Iterator[int]:
         ["mosquitto", "-c", str(conf)], stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL
     )
     try:
-        import socket
-        import time
-
         deadline = time.monotonic() + 10
         while time.monotonic() < deadline:
             try:
@@ -105,3 +106,68 @@ def test_mqtt_round_trip_status_and_offline_on_sigterm(
         assert not sock_path.exists()
     finally:
         watcher.close()
+
+
+SLOW_SCRIPT = {
+    "rules": [{"match": "(?i)^count", "reply": "one two three four five six seven eight"}],
+    "default": "ok",
+    "chunk_size": 4,
+    "chunk_delay_s": 0.1,
+}
+
+
+def _start_slow_turn(sock_path: Path) -> tuple[socket.socket, Any]:
+    client = socket.socket(socket.AF_UNIX)
+    client.settimeout(10)
+    client.connect(str(sock_path))
+    client.sendall(b'{"id": "g", "prompt": "count slowly"}\n')
+    lines = client.makefile("rb")
+    assert json.loads(lines.readline())["type"] == "text"  # the turn is running
+    return client, lines
+
+
+def _rest(lines: Any) -> list[dict[str, Any]]:
+    events = []
+    for raw in lines:
+        events.append(json.loads(raw))
+        if events[-1]["type"] in ("final", "error"):
+            break
+    return events
+
+
+def test_sigterm_lets_the_request_in_flight_finish_within_the_grace_period(
+    short_dir: Path, daemon_factory: Callable[..., DaemonProcess]
+) -> None:
+    sock_path = short_dir / "ea.sock"
+    config = write_daemon_config(short_dir, socket_path=sock_path, script=SLOW_SCRIPT)
+    daemon = daemon_factory(config)
+    daemon.wait_ready(sock_path)
+    client, lines = _start_slow_turn(sock_path)
+    daemon.proc.send_signal(signal.SIGTERM)
+    events = _rest(lines)
+    client.close()
+    assert events[-1]["type"] == "final", events
+    assert events[-1]["text"] == "one two three four five six seven eight"
+    assert daemon.proc.wait(15) == 0
+    assert not sock_path.exists()
+
+
+def test_sigterm_cancels_a_request_that_outlives_the_grace_period(
+    short_dir: Path, daemon_factory: Callable[..., DaemonProcess]
+) -> None:
+    sock_path = short_dir / "ea.sock"
+    config = write_daemon_config(short_dir, socket_path=sock_path, script=SLOW_SCRIPT)
+    text = config.read_text().replace("shutdown_grace_s = 2", "shutdown_grace_s = 0.2")
+    config.write_text(text)
+    daemon = daemon_factory(config)
+    daemon.wait_ready(sock_path)
+    client, lines = _start_slow_turn(sock_path)
+    started = time.monotonic()
+    daemon.proc.send_signal(signal.SIGTERM)
+    events = _rest(lines)
+    client.close()
+    assert events[-1]["type"] == "error", events
+    assert "shutting down" in events[-1]["message"]
+    assert "did not finish within 0.2 s" in events[-1]["message"]
+    assert daemon.proc.wait(15) == 0
+    assert time.monotonic() - started < 5
