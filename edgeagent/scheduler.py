@@ -14,7 +14,7 @@ import asyncio
 import contextlib
 import logging
 import time
-from collections.abc import AsyncIterator, Callable
+from collections.abc import AsyncGenerator, AsyncIterator, Callable
 from dataclasses import dataclass, field
 from typing import Any, Protocol
 
@@ -151,7 +151,7 @@ class Scheduler:
     def in_flight(self) -> bool:
         return self._running is not None
 
-    async def submit(self, request: Request) -> AsyncIterator[Event]:
+    async def submit(self, request: Request) -> AsyncGenerator[Event, None]:
         """Stream one request's events, ending in one ``FinalAnswer`` or ``ErrorEvent``."""
         if self._closing is not None:
             self.counters.failed += 1

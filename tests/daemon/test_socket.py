@@ -265,14 +265,17 @@ def test_ask_and_status_against_a_running_daemon(
     assert "".join(e["text"] for e in events[:-1]) == events[-1]["text"]
     assert events[-1]["text"] == "one two three four five six seven eight nine ten"
 
+    assert edgeagent(config, "ask", "--session", "kitchen", "hello").returncode == 0
+
     status = edgeagent(config, "status", "--json")
     assert status.returncode == 0, status.stderr
     info = json.loads(status.stdout)
-    assert info["requests"]["served"] == 2
+    assert info["requests"]["served"] == 3
+    assert info["sessions"] == 1  # only the named session is kept
     assert info["backend"] == "scripted" and info["state"] == "ready"
     assert "led" in info["tools"] and info["mqtt"] == {"enabled": False, "connected": False}
     pretty = edgeagent(config, "status")
-    assert "served 2, failed 0" in pretty.stdout
+    assert "served 3, failed 0" in pretty.stdout
     assert daemon.stop() == 0
     assert not sock_path.exists()
 
