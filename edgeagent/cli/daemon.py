@@ -349,6 +349,13 @@ def plan_install(
 ) -> list[Step]:
     """What install-service does, as steps that ``--dry-run`` prints and a real run applies."""
     executable = _executable()
+    if executable.startswith(("/home/", "/root/", "/run/user/")):
+        click.echo(
+            f"note: {executable} is under a home directory, which the unit's "
+            f"ProtectHome=yes hides from the service; install edgeagent into /opt or "
+            f"/usr/local (e.g. a venv in /opt/edgeagent) before enabling it",
+            err=True,
+        )
     steps: list[Step] = []
     units = ["edgeagent.service"] + (["edgeagent-sim.service"] if sim else [])
     for unit in units:
