@@ -214,9 +214,10 @@ def test_llamacpp_worker_streams_recovers_and_cancels(smollm2_path: Path) -> Non
             stream = llm.stream(long)
             await stream.__anext__()
             await stream.aclose()
-            started = time.monotonic()
+            # The worker stopped that generation long before its 300 forced tokens.
+            stopped = await llm.status()
+            assert 0 < stopped.extra["last_generated_tokens"] < 100
             assert await collect(llm.stream(ask("Say hello.", max_tokens=16))) == again
-            assert time.monotonic() - started < 5.0  # not after 300 more tokens
             assert llm.restarts == 1  # the cancel stopped the generation, no restart
         finally:
             await llm.aclose()
