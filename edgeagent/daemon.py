@@ -242,10 +242,10 @@ class Daemon:
         while True:
             ok, why = self.healthy()
             if ok:
-                self.notifier.watchdog()
                 if withheld:
                     log.info("healthy again; pinging the systemd watchdog")
                 withheld = False
+                self.notifier.watchdog()
             else:
                 if not withheld:
                     log.error("not pinging the systemd watchdog: %s", why)

@@ -247,6 +247,10 @@ class WorkerLLM:
     async def _ensure_ready(self) -> None:
         if self._closed:
             raise LLMError("the model worker is closed")
+        if self._proc is not None and not self._proc.is_alive():
+            # It died between requests (OOM kill, native crash): nothing was in flight,
+            # so start a new one and serve this request on it.
+            await self._restart_after_crash()
         if self._proc is None:
             self._spawn()
         if self._ready:
