@@ -241,8 +241,8 @@ def load_config(path: Path | None = None, *, env: Mapping[str, str] | None = Non
             data = tomllib.loads(path.read_text(encoding="utf-8"))
         except FileNotFoundError:
             raise ConfigError(
-                f"Config file {path} does not exist; copy config/edgeagent.toml (laptop) or config/edgeagent.pi.toml (Pi) there "
-                f"or pass --config"
+                f"Config file {path} does not exist; copy config/edgeagent.toml (laptop) "
+                f"or config/edgeagent.pi.toml (Pi) there, or pass --config"
             ) from None
         except tomllib.TOMLDecodeError as exc:
             raise ConfigError(f"{path}: not valid TOML: {exc}") from None
