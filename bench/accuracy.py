@@ -28,6 +28,7 @@ import sys
 import tempfile
 import time
 from collections.abc import AsyncIterator, Sequence
+from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
@@ -45,6 +46,7 @@ from edgeagent.compose import build_agent, build_executor  # noqa: E402
 from edgeagent.llm.base import EngineStatus, GenerateRequest, InProcessLLM, Message  # noqa: E402
 from edgeagent.llm.llamacpp import LlamaCppEngine  # noqa: E402
 from edgeagent.tools.executor import ToolCall  # noqa: E402
+from edgeagent.tools.registry import ToolRegistry  # noqa: E402
 
 MODEL = Path("~/.cache/edgeagent/models/qwen2.5-coder-1.5b-instruct-q4_k_m.gguf").expanduser()
 PROMPTS = HERE / "prompts.jsonl"
@@ -58,8 +60,35 @@ AGENT_VARIANTS: dict[str, tuple[dict[str, str], bool]] = {
     "qwen": ({"manifest_format": "qwen", "call_format": "json"}, False),
     "xml": ({"manifest_format": "concise", "call_format": "xml"}, False),
     "grammar": ({"manifest_format": "concise", "call_format": "json"}, True),
+    "servo_hint": ({"manifest_format": "concise", "call_format": "json"}, False),
+    "persona_hint": (
+        {
+            "manifest_format": "concise",
+            "call_format": "json",
+            "system_prompt": (
+                "You are edgeagent, an assistant on a small device that controls real "
+                "hardware. When a tool can do or answer what is asked (weather, arithmetic, "
+                "files, system facts), call it: never describe how to use a tool, and do not "
+                "answer such questions from memory."
+            ),
+        },
+        False,
+    ),
+}
+# Experiments (not in the default list): which prompts each runs on.
+EXPERIMENTS: dict[str, tuple[str | None, ...]] = {
+    "servo_hint": ("servo",),
+    "persona_hint": ("weather", "math", "shell", None),
 }
 ALL_VARIANTS = ("default", "baseline", "grammar", "xml", "qwen", "verbose")
+KNOWN_VARIANTS = (*ALL_VARIANTS, *EXPERIMENTS)
+# An experiment, not a product setting: the servo description reworded so that relative
+# requests ("10 degrees to the left", "by 5", "a bit more") point at ``move``. Runs on
+# the servo prompts only.
+SERVO_HINT = (
+    "Point the servo. Absolute position: angle (-90..90, 0 = center). Relative request "
+    "('N degrees left/right', 'by N', 'a bit', 'back'): move (+right, -left), not angle."
+)
 FULL_VARIANTS = frozenset({"default", "baseline"})
 _ATTEMPT = re.compile(r"\"name\"\s*:.*\"(arguments|parameters)\"\s*:", re.DOTALL)
 
@@ -260,11 +289,16 @@ async def run_variant(
         config.llm.max_tokens = max_tokens
         config.llm.temperature = 0.0
         config.llm.llamacpp.grammar = grammar
-        executor = build_executor(config, offline.tools.registry)
+        registry = offline.tools.registry
+        if variant == "servo_hint":
+            registry = ToolRegistry(
+                replace(t, description=SERVO_HINT) if t.name == "servo" else t for t in registry
+            )
+        executor = build_executor(config, registry)
         system_prompt = build_baseline_prompt()
         agent = None
         if variant != "baseline":
-            agent = build_agent(config, llm=llm, executor=executor, registry=offline.tools.registry)
+            agent = build_agent(config, llm=llm, executor=executor, registry=registry)
             system_prompt = agent.system_prompt
         data["settings"] = {
             "max_tokens": max_tokens,
@@ -296,10 +330,14 @@ async def run_variant(
                 prompts[i]["prompt"][:40],
                 f"{call['name']}{json.dumps(call['arguments'])}" if call else "(no call)",
             )
-        # Paired cold runs: the same prompts again with nothing reusable in the cache.
+        # Paired runs, back to back so that machine load hits both alike: the prompt with
+        # nothing reusable in the KV cache; then another prompt, so that only the system
+        # prompt stays reusable (as for a new question); then the first prompt again.
         for i in cold_todo:
             llm.forget_cache()
-            data["cold_runs"][str(i)] = await one(i)
+            cold = await one(i)
+            await one(indices[-1] if i != indices[-1] else indices[0])
+            data["cold_runs"][str(i)] = {"cold": cold, "warm": await one(i)}
             _save_cache(variant, data)
 
 
@@ -320,9 +358,9 @@ def main(argv: list[str] | None = None) -> int:
     prompts = load_prompts()
     n = min(args.limit or len(prompts), len(prompts))
     variants = [v.strip() for v in args.variants.split(",") if v.strip()]
-    unknown = sorted(set(variants) - set(ALL_VARIANTS))
+    unknown = sorted(set(variants) - set(KNOWN_VARIANTS))
     if unknown:
-        parser.error(f"unknown variants {unknown}; choose from {', '.join(ALL_VARIANTS)}")
+        parser.error(f"unknown variants {unknown}; choose from {', '.join(KNOWN_VARIANTS)}")
     if not args.report_only:
         engines: dict[bool, LlamaCppEngine] = {}
 
@@ -340,6 +378,9 @@ def main(argv: list[str] | None = None) -> int:
                 for variant in variants:
                     full = variant in FULL_VARIANTS
                     indices = list(range(n)) if full else subset_run_order(len(prompts))
+                    if variant in EXPERIMENTS:
+                        wanted = EXPERIMENTS[variant]
+                        indices = [i for i, p in enumerate(prompts[:n]) if p["tool"] in wanted]
                     indices = [i for i in indices if i < n]
                     asyncio.run(
                         run_variant(

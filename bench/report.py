@@ -31,7 +31,63 @@ LABELS = {
     "xml": "xml call format",
     "grammar": "json calls + grammar",
     "baseline": "baseline: Hailo example approach",
+    "baseline+parser": "baseline prompt, edgeagent's parser (re-parsed, no re-run)",
+    "xml+fix": "xml, re-parsed with `<parameter=k=v>` read as k=v (no re-run)",
 }
+
+
+def _fix_inline_parameters(arguments: dict[str, Any]) -> dict[str, Any]:
+    """The proposed parser case: ``<parameter=color=red></parameter>`` means color=red."""
+    from edgeagent.tools.calls import _xml_value
+
+    fixed: dict[str, Any] = {}
+    for key, value in arguments.items():
+        key = key.removesuffix("</parameter").strip()
+        if "=" in key and value in ("", None):
+            key, _, inline = key.partition("=")
+            value = _xml_value(inline)
+        fixed[key.strip()] = value
+    return fixed
+
+
+def reparsed_xml(xml: dict[str, Any]) -> dict[str, Any]:
+    """The xml variant's first generations re-read with the inline-value case added
+    (first call only; the turn is not replayed)."""
+    from edgeagent.tools.calls import get_call_format
+
+    parse = get_call_format("xml").parse
+    records = {}
+    for key, record in xml["records"].items():
+        parsed = parse(record["raw_first"])
+        first = parsed.calls[0] if parsed.calls else None
+        records[key] = {
+            **record,
+            "first_call": (
+                {"name": first.name, "arguments": _fix_inline_parameters(first.arguments)}
+                if first
+                else None
+            ),
+        }
+    return {"records": records, "settings": xml.get("settings", {})}
+
+
+def reparsed_baseline(baseline: dict[str, Any]) -> dict[str, Any]:
+    """The baseline's own first generations read by edgeagent's parser instead of the
+    tags-only one: separates what the parser is worth from what the prompt is worth.
+    (Selection and arguments only; no call ran, so latencies are the baseline's.)"""
+    from edgeagent.tools.calls import get_call_format
+
+    parse = get_call_format("json").parse
+    records = {}
+    for key, record in baseline["records"].items():
+        parsed = parse(record["raw_first"])
+        first = parsed.calls[0] if parsed.calls else None
+        records[key] = {
+            **record,
+            "first_call": {"name": first.name, "arguments": first.arguments} if first else None,
+            "parse_failures": int(bool(parsed.errors)),
+        }
+    return {"records": records, "settings": baseline.get("settings", {})}
 
 
 def schema_defaults() -> dict[str, dict[str, Any]]:
@@ -264,13 +320,19 @@ def write_report(
         "the five first-party tools working offline (led/servo mock backends, weather "
         "against a loopback Open-Meteo-shaped server, shell confined to a temp dir, math). "
         "Selection is judged on the first tool call of the turn; arguments on that call. "
-        "Latency percentiles exclude the cold first turn of each variant.",
+        "Latency percentiles exclude the cold first turn of each variant. Other engineers "
+        "ran test suites on the same 2 cores during the run, so latencies are noisy "
+        "(p95 especially); accuracy is deterministic (greedy decoding).",
         "",
     ]
     settings = data.get("default", {}).get("settings", {})
     if settings:
         out += [f"Generation budget per step: max_tokens = {settings.get('max_tokens')}.", ""]
-    full = [(v, data[v]) for v in ("default", "baseline") if v in data]
+    if "baseline" in data:
+        data["baseline+parser"] = reparsed_baseline(data["baseline"])
+    if "xml" in data:
+        data["xml+fix"] = reparsed_xml(data["xml"])
+    full = [(v, data[v]) for v in ("default", "baseline", "baseline+parser") if v in data]
     if full:
         out += ["## All prompts", "", HEAD]
         for name, d in full:
@@ -279,7 +341,8 @@ def write_report(
                 out.append(_row(LABELS[name], s))
         out.append("")
     # Compare on the subset prompts that every variant present has finished.
-    names = [v for v in ("default", "verbose", "qwen", "xml", "grammar", "baseline") if v in data]
+    subset_variants = ("default", "verbose", "qwen", "xml", "xml+fix", "grammar", "baseline")
+    names = [v for v in subset_variants if v in data]
     common = [i for i in subset if all(str(i) in data[v]["records"] for v in names)]
     out += [f"## Variants on the fixed subset ({len(common)} prompts)", "", HEAD]
     for name in names:
@@ -304,6 +367,8 @@ def write_report(
         "|---|---|---|---|---|---|---|",
     ]
     for name, d in data.items():
+        if "+" in name or name in ("servo_hint", "persona_hint"):
+            continue
         recs = d["records"]
         colds = [r for r in recs.values() if r.get("cold")]
         warm = [r for r in recs.values() if not r.get("cold")]
@@ -317,25 +382,41 @@ def write_report(
             f"| {ct / wt:.1f}x | {cf / wf:.1f}x |"
         )
     cold_runs = data.get("default", {}).get("cold_runs", {})
-    if cold_runs:
+    pairs = [(k, v) for k, v in cold_runs.items() if "cold" in v]
+    if pairs:
         out += [
             "",
-            "Paired runs (default variant, same prompts, model loaded, KV cache emptied "
-            "before the cold run):",
+            "Paired runs (default variant, model loaded, back to back): each prompt with the "
+            "KV cache emptied, then another prompt, then the first prompt again, when only "
+            "the system prompt is reusable, as for any new question:",
             "",
             "| prompt | cold turn (s) | warm turn (s) | cold first token (s) "
-            "| warm first token (s) | tokens reused warm |",
-            "|---|---|---|---|---|---|",
+            "| warm first token (s) | tokens reused warm | turn ratio | first-token ratio |",
+            "|---|---|---|---|---|---|---|---|",
         ]
-        for key, cold in sorted(cold_runs.items(), key=lambda x: int(x[0])):
-            warm_r = data["default"]["records"].get(key)
-            if not warm_r or warm_r.get("cold"):
-                continue
+        for key, pair in sorted(pairs, key=lambda x: int(x[0])):
+            cold, warm_r = pair["cold"], pair["warm"]
             out.append(
                 f"| {prompts[int(key)]['prompt']} | {cold['turn_s']:.2f} | {warm_r['turn_s']:.2f} "
                 f"| {cold['first_token_s']:.2f} | {warm_r['first_token_s']:.2f} "
-                f"| {warm_r['reused_tokens']}/{warm_r['prompt_tokens']} |"
+                f"| {warm_r['reused_tokens']}/{warm_r['prompt_tokens']} "
+                f"| {cold['turn_s'] / warm_r['turn_s']:.1f}x "
+                f"| {cold['first_token_s'] / warm_r['first_token_s']:.1f}x |"
             )
+    experiments = {
+        "servo_hint": "servo description reworded to point relative requests at `move`",
+        "persona_hint": "persona line telling the model to call a tool rather than describe it",
+    }
+    for name, what in experiments.items():
+        if name not in data or "default" not in data:
+            continue
+        keys = [int(k) for k in data[name]["records"]]
+        out += ["", f"## Experiment `{name}`: {what}", "", HEAD.replace("| variant", "| tool")]
+        for tool in ("led", "servo", "weather", "shell", "math", None):
+            for label, d in (("default", data["default"]), (name, data[name])):
+                s = summarize(prompts, d["records"], keys, defaults, tool=tool)
+                if s:
+                    out.append(_row(f"{tool or '(no tool)'}: {label}", s))
     for name in ("default", "baseline"):
         if name in data:
             out += [
