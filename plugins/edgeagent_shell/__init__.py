@@ -65,7 +65,8 @@ class Shell:
         self,
         command: Annotated[str, Field(description="e.g. 'ls -l' or 'df -h'")],
     ) -> dict[str, Any]:
-        """Run a read-only command like 'ls -l' (no pipes)."""
+        """Run a read-only command (no pipes): ls, cat, grep, df -h (disk), free -m
+        (memory), uptime, ps."""
         argv = self.policy.check(command)
         ran = run_command(
             argv,
