@@ -164,7 +164,15 @@ def _function_call(raw: str) -> tuple[list[ToolCall], list[str]]:
     if not name:
         return [], [f"<function=...> without a tool name: {_snippet(raw)}"]
     body = raw[match.end() :] if match else ""
-    args = {m.group(1).strip("\"' "): _xml_value(m.group(2)) for m in _PARAMETER.finditer(body)}
+    args: dict[str, Any] = {}
+    for m in _PARAMETER.finditer(body):
+        key, value = m.group(1).strip("\"' "), m.group(2)
+        if "=" in key and not value.strip():
+            # Qwen2.5-Coder-1.5B often writes <parameter=color=red></parameter>: the value
+            # inside the tag and nothing between the tags.
+            key, _, value = key.partition("=")
+            key, value = key.strip("\"' "), value.strip("\"' ")
+        args[key] = _xml_value(value)
     return [ToolCall(name=name, arguments=args)], []
 
 
