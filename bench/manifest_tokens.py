@@ -7,15 +7,13 @@ prompt within 600 tokens, and the concise manifest at least 50% smaller than ver
 
     .venv/bin/python bench/manifest_tokens.py [--write docs/benchmarks_manifest.md]
 
-A plugin that does not load is replaced by a stand-in with the same signatures
-(bench/_stub_tools.py), and the output says so.
+The real plugins are measured; if one does not load, the benchmark stops and says why.
 """
 
 from __future__ import annotations
 
 import argparse
 import datetime
-import logging
 import platform
 import sys
 from collections.abc import Callable
@@ -26,9 +24,6 @@ from edgeagent.compose import build_tools
 from edgeagent.config import Config
 from edgeagent.tools.calls import get_call_format
 from edgeagent.tools.tool import Tool
-
-sys.path.insert(0, str(Path(__file__).parent))
-from _stub_tools import stub_tools
 
 FIRST_PARTY = ("led", "servo", "weather", "shell", "math")
 MODEL = Path("~/.cache/edgeagent/models/qwen2.5-coder-1.5b-instruct-q4_k_m.gguf").expanduser()
@@ -44,27 +39,28 @@ ROWS: list[tuple[str, str, dict[str, bool]]] = [
 ]
 
 
-def load_tools() -> tuple[list[Tool], list[str]]:
-    """The first-party tools, real where their plugin loads; returns (tools, stubbed)."""
+def load_tools() -> list[Tool]:
+    """The first-party tools, from the installed plugins (led/servo on mock backends)."""
     config = Config.model_validate(
         {
             "plugins": {"led": {"backend": "mock"}, "servo": {"backend": "mock"}},
             "tools": {"wrapped_dir": None},
         }
     )
-    logging.disable(logging.ERROR)  # a plugin still being written logs its failure
+    toolset = build_tools(config)
     try:
-        toolset = build_tools(config)
-    finally:
-        logging.disable(logging.NOTSET)
-    try:
-        tools = [t for t in toolset.registry if t.plugin in FIRST_PARTY]
-        stubbed = [p for p in FIRST_PARTY if p not in toolset.report.loaded]
+        missing = {
+            p: toolset.report.failed.get(p, "not installed")
+            for p in FIRST_PARTY
+            if p not in toolset.report.loaded
+        }
+        if missing:
+            sys.exit(f"first-party plugins did not load: {missing}; run scripts/bootstrap.sh")
+        return sorted(
+            (t for t in toolset.registry if t.plugin in FIRST_PARTY), key=lambda t: t.name
+        )
     finally:
         toolset.close()
-    for plugin in stubbed:
-        tools += stub_tools(plugin)
-    return sorted(tools, key=lambda t: t.name), stubbed
 
 
 def qwen_counter() -> Callable[[str], int]:
@@ -91,13 +87,12 @@ def measure(tools: list[Tool], count: Callable[[str], int]) -> list[tuple[str, i
     return rows
 
 
-def report(tools: list[Tool], stubbed: list[str], rows: list[tuple[str, int, int]]) -> str:
+def report(tools: list[Tool], rows: list[tuple[str, int, int]]) -> str:
     by_label = {label: (m, p) for label, m, p in rows}
     verbose_m = by_label["verbose"][0]
     lines = [
         f"Tools: {', '.join(t.name for t in tools)} ({len(tools)} tools from {len(FIRST_PARTY)} "
         f"plugins)",
-        "Stand-ins used for: " + (", ".join(stubbed) if stubbed else "none (all plugins loaded)"),
         "Tokenizer: Qwen2.5-Coder-1.5B-Instruct GGUF (llama.cpp, special=False)",
         "",
         "| format | manifest tokens | system prompt tokens | manifest vs verbose |",
@@ -123,13 +118,8 @@ def main() -> None:
     args = parser.parse_args()
     if not MODEL.is_file():
         sys.exit(f"{MODEL} is missing; fetch it first (edgeagent model fetch qwen-coder-1.5b)")
-    tools, stubbed = load_tools()
-    if stubbed:
-        print(
-            f"NOTE: plugins {', '.join(stubbed)} did not load; using stand-ins from "
-            f"bench/_stub_tools.py for them"
-        )
-    text = report(tools, stubbed, measure(tools, qwen_counter()))
+    tools = load_tools()
+    text = report(tools, measure(tools, qwen_counter()))
     print(text)
     if args.write:
         header = (
