@@ -51,13 +51,14 @@ def write_daemon_config(
     mqtt_port: int | None = None,
     extra: str = "",
     script: dict[str, object] | None = None,
+    device_id: str = "bench",
 ) -> Path:
     """A config for a daemon on the scripted backend with no plugins' hardware needed."""
     (directory / "script.json").write_text(json.dumps(script or SCRIPT))
     (directory / "tools.d").mkdir(exist_ok=True)
     mqtt = (
         f'[mqtt]\nenabled = true\nhost = "127.0.0.1"\nport = {mqtt_port}\n'
-        f'device_id = "bench"\nprotocol = "5"\n'
+        f'device_id = "{device_id}"\nprotocol = "5"\n'
         if mqtt_port is not None
         else "[mqtt]\nenabled = false\n"
     )

@@ -31,6 +31,7 @@ from edgeagent.config import MQTTConfig, TLSConfig
 from edgeagent.frontends.base import Request
 from edgeagent.frontends.mqtt import MQTTFrontend
 from edgeagent.frontends.mqtt_payload import Prompt, Rejected, parse_prompt
+from tests.daemon.conftest import write_daemon_config
 from tests.frontends.mqtt_broker import Broker, Received, TestClient, make_tls_material
 
 LED_CALL = {"name": "led", "arguments": {"color": "red"}, "ok": True, "result": {"color": "red"}}
@@ -326,31 +327,6 @@ def test_last_will_publishes_offline_when_the_process_is_killed(
     assert [(m.payload, m.retain) for m in late.on(status)] == [(b"offline", True)]
 
 
-DAEMON_CONFIG = """
-[llm]
-backend = "scripted"
-script = "script.json"
-
-[tools]
-wrapped_dir = "tools.d"
-
-[plugins.led]
-backend = "mock"
-
-[plugins.servo]
-backend = "mock"
-
-[socket]
-path = "{socket}"
-
-[mqtt]
-enabled = true
-host = "127.0.0.1"
-port = {port}
-device_id = "{device}"
-"""
-
-
 def test_killing_the_real_daemon_leaves_a_retained_offline(
     broker: Broker, clients: Callable[..., TestClient]
 ) -> None:
@@ -358,12 +334,13 @@ def test_killing_the_real_daemon_leaves_a_retained_offline(
     workdir = Path(tempfile.mkdtemp(prefix="ea-mqtt-", dir="/tmp"))  # short socket path
     device = f"daemon{uuid.uuid4().hex[:6]}"
     base = f"edgeagent/{device}"
-    (workdir / "tools.d").mkdir()
     script = {"rules": [{"match": "(?i)ping", "reply": "pong from the daemon"}], "default": "?"}
-    (workdir / "script.json").write_text(json.dumps(script))
-    config = workdir / "edgeagent.toml"
-    config.write_text(
-        DAEMON_CONFIG.format(socket=workdir / "ea.sock", port=broker.port, device=device)
+    config = write_daemon_config(
+        workdir,
+        socket_path=workdir / "ea.sock",
+        mqtt_port=broker.port,
+        script=script,
+        device_id=device,
     )
     env = {k: v for k, v in os.environ.items() if not k.startswith("EDGEAGENT_")}
     client = clients()
