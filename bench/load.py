@@ -42,6 +42,8 @@ import paho.mqtt.client as mqtt
 from paho.mqtt.packettypes import PacketTypes
 from paho.mqtt.properties import Properties
 
+from edgeagent.cli.daemon import DaemonClient
+
 ROOT = Path(__file__).resolve().parents[1]
 REPORT = ROOT / "docs" / "benchmarks_load.md"
 TARGETS = {"p50_ms": 5.0, "p99_ms": 25.0, "throughput": 300.0, "rss_mb": 80.0, "ready_s": 1.5}
@@ -78,11 +80,8 @@ def vm_hwm_mb(pid: int | None) -> float | None:
 
 
 def daemon_status(sock_path: Path) -> dict[str, Any]:
-    with socket.socket(socket.AF_UNIX) as sock:
-        sock.settimeout(5)
-        sock.connect(str(sock_path))
-        sock.sendall(b'{"op": "status"}\n')
-        reply = json.loads(sock.makefile("rb").readline())
+    with DaemonClient(sock_path, timeout_s=5) as client:
+        reply = next(client.request({"op": "status"}))
     status: dict[str, Any] = reply["status"]
     return status
 

@@ -2,10 +2,8 @@
 
 from __future__ import annotations
 
-import json
 import os
 import signal
-import socket
 import time
 import uuid
 from collections.abc import Callable
@@ -13,6 +11,7 @@ from pathlib import Path
 
 import pytest
 
+from edgeagent.cli.daemon import DaemonClient
 from edgeagent.systemd import Notifier
 from tests.daemon.conftest import DaemonProcess, NotifyListener, write_daemon_config
 
@@ -20,11 +19,9 @@ WATCHDOG_USEC = 400_000  # pings every 0.2 s
 
 
 def status_over_socket(path: Path) -> dict[str, object]:
-    with socket.socket(socket.AF_UNIX) as sock:
-        sock.settimeout(5)
-        sock.connect(str(path))
-        sock.sendall(b'{"op": "status"}\n')
-        reply = json.loads(sock.makefile("rb").readline())
+    """The daemon's status, asked the way `edgeagent status` asks it."""
+    with DaemonClient(path, timeout_s=5) as client:
+        reply = next(client.request({"op": "status"}))
     status: dict[str, object] = reply["status"]
     return status
 
