@@ -14,6 +14,7 @@ from typing import TYPE_CHECKING
 
 from edgeagent.config import Config
 from edgeagent.errors import HardwareError
+from edgeagent.llm.profiles import select_profile
 from edgeagent.tools.executor import CallPolicy, Confirm, ToolExecutor
 from edgeagent.tools.plugins import PluginContext, PluginLoadReport, load_plugins
 from edgeagent.tools.registry import ToolRegistry
@@ -101,15 +102,33 @@ def build_llm(config: Config, *, in_process: bool = False) -> LLM:
     return WorkerLLM(spec, generation_timeout_s=config.llm.generation_timeout_s)
 
 
+def model_name(config: Config) -> str:
+    """The name of the model [llm] runs, as far as the config tells (for its profile)."""
+    llm = config.llm
+    if llm.backend == "http":
+        return llm.http.model
+    if llm.backend == "hailo" or (llm.backend == "auto" and llm.hailo.hef is not None):
+        return str(llm.hailo.hef or "")
+    return llm.model
+
+
+def resolve_call_format(config: Config) -> str:
+    """[agent] call_format, or the model profile's when it is ``auto``."""
+    if config.agent.call_format != "auto":
+        return config.agent.call_format
+    return select_profile(config.agent.profile, model=model_name(config)).call_format
+
+
 def build_agent(
     config: Config, *, llm: LLM, executor: ToolExecutor, registry: ToolRegistry
 ) -> Agent:
-    """The agent loop for the enabled tools, with the prompt and call format of [agent]."""
+    """The agent loop for the enabled tools, with the model profile and [agent] settings."""
     from edgeagent.agent.loop import Agent
-    from edgeagent.agent.prompt import build_system_prompt
+    from edgeagent.agent.prompt import build_primer, build_system_prompt
     from edgeagent.tools.calls import get_call_format
 
-    call_format = get_call_format(config.agent.call_format)
+    profile = select_profile(config.agent.profile, model=model_name(config))
+    call_format = get_call_format(resolve_call_format(config))
     tools = list(registry)
     system_prompt = build_system_prompt(
         tools,
@@ -117,20 +136,27 @@ def build_agent(
         call_format=call_format,
         persona=config.agent.system_prompt,
     )
+    primer = build_primer(tools, call_format=call_format) if config.agent.primer else []
     grammar: str | None = None
-    if config.llm.llamacpp.grammar and tools:
-        if call_format.name == "json":
+    wants_grammar = config.llm.llamacpp.grammar
+    if wants_grammar is None:
+        wants_grammar = profile.grammar
+    if wants_grammar and tools:
+        if call_format.name in ("json", "fence"):
             from edgeagent.llm.grammar import build_tool_grammar
 
             # Engines other than llama.cpp ignore the grammar, so it is safe to always pass.
             grammar = build_tool_grammar(
-                tools, open_marker=call_format.open_tag, close_marker=call_format.close_tag
+                tools,
+                open_marker=call_format.marker + ("json\n" if call_format.name == "fence" else ""),
+                close_marker=call_format.end_marker,
+                calls_first=True,
             )
         else:
             log.warning(
-                "[llm.llamacpp] grammar only constrains the json call format; "
+                "[llm.llamacpp] grammar only constrains the json and fence call formats; "
                 "[agent] call_format = %r runs unconstrained",
-                config.agent.call_format,
+                call_format.name,
             )
     return Agent(
         llm=llm,
@@ -142,4 +168,6 @@ def build_agent(
         max_tokens=config.llm.max_tokens,
         temperature=config.llm.temperature,
         grammar=grammar,
+        primer=primer,
+        stop=profile.stop,
     )

@@ -34,8 +34,9 @@ class Section(BaseModel):
 class LlamaCppConfig(Section):
     n_ctx: int = Field(4096, ge=512, le=131072)
     n_threads: int | None = Field(None, ge=1)
-    grammar: bool = False
-    """Constrain tool calls with a grammar built from the enabled tools' schemas."""
+    grammar: bool | None = None
+    """Constrain tool calls with a grammar built from the enabled tools' schemas;
+    unset: as the model profile says ([agent] profile)."""
     plain_markers: bool = True
     """Spell call markers as ordinary text, not as the (untrained) special tokens."""
 
@@ -89,7 +90,13 @@ class LLMConfig(Section):
 
 class AgentConfig(Section):
     manifest_format: Literal["concise", "verbose", "qwen", "openai", "anthropic"] = "concise"
-    call_format: Literal["json", "xml"] = "json"
+    profile: str = "auto"
+    """The model profile (edgeagent.llm.profiles): call format, stop words, grammar
+    default. ``auto``: chosen from the model's name."""
+    call_format: Literal["auto", "fence", "json", "xml"] = "auto"
+    """``auto``: the profile's format."""
+    primer: bool = True
+    """Start each conversation with worked example turns (a call and a refusal)."""
     max_steps: int = Field(5, ge=1, le=50)
     context_threshold: float = Field(0.8, gt=0, le=1)
     system_prompt: str | None = None

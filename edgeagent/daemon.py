@@ -128,7 +128,7 @@ class Daemon:
         from edgeagent.agent.context import SessionStore
         from edgeagent.scheduler import Scheduler
 
-        sessions = SessionStore(system_prompt=agent.system_prompt)
+        sessions = SessionStore(system_prompt=agent.system_prompt, primer=agent.primer)
         self.scheduler = Scheduler(
             agent=agent,
             sessions=sessions,

@@ -29,6 +29,9 @@ class Conversation:
     last_used: float = field(default_factory=time.monotonic)
     one_shot: bool = False
     """A conversation for a single request, never stored."""
+    primer: int = 0
+    """How many example messages follow the system prompt (see
+    :func:`edgeagent.agent.prompt.build_primer`); they are kept like the system prompt."""
     dropped_turns: int = 0
     """How many old turns the budget has dropped so far (for ``status`` and tests)."""
 
@@ -40,33 +43,40 @@ class Conversation:
         session_id: str | None = None,
         one_shot: bool = False,
         now: float | None = None,
+        primer: Sequence[Message] = (),
     ) -> Conversation:
         return cls(
             id=session_id or f"oneshot-{uuid.uuid4().hex[:12]}",
-            messages=[{"role": "system", "content": system_prompt}],
+            messages=[{"role": "system", "content": system_prompt}, *primer],
             last_used=time.monotonic() if now is None else now,
             one_shot=one_shot,
+            primer=len(primer),
         )
 
     @property
     def system_prompt(self) -> str:
         return self.messages[0]["content"]
 
+    @property
+    def kept(self) -> int:
+        """Messages that are never dropped: the system prompt and the primer."""
+        return 1 + self.primer
+
     def clear(self) -> None:
-        """Forget every turn; keep the system prompt."""
-        del self.messages[1:]
+        """Forget every turn; keep the system prompt and the primer."""
+        del self.messages[self.kept :]
 
     def turn_starts(self) -> list[int]:
         """Indices of the user messages that open each turn, oldest first."""
-        return [i for i, m in enumerate(self.messages) if i > 0 and m["role"] == "user"]
+        return [i for i, m in enumerate(self.messages) if i >= self.kept and m["role"] == "user"]
 
     def drop_oldest_turn(self) -> bool:
         """Drop the oldest turn unless it is the current (last) one. False if none left."""
         starts = self.turn_starts()
         if len(starts) < 2:
             return False
-        # Also drops anything stray between the system prompt and the first turn.
-        del self.messages[1 : starts[1]]
+        # Also drops anything stray between the primer and the first turn.
+        del self.messages[self.kept : starts[1]]
         self.dropped_turns += 1
         return True
 
@@ -124,10 +134,12 @@ class SessionStore:
         self,
         *,
         system_prompt: str,
+        primer: Sequence[Message] = (),
         max_sessions: int = 256,
         clock: Clock = time.monotonic,
     ) -> None:
         self.system_prompt = system_prompt
+        self.primer = tuple(primer)
         self.max_sessions = max_sessions
         self._clock = clock
         self._sessions: dict[str, Conversation] = {}
@@ -142,7 +154,9 @@ class SessionStore:
         """The session's conversation; ``None`` gives a fresh one-shot conversation."""
         now = self._clock()
         if session_id is None:
-            return Conversation.start(self.system_prompt, one_shot=True, now=now)
+            return Conversation.start(
+                self.system_prompt, one_shot=True, now=now, primer=self.primer
+            )
         conversation = self._sessions.get(session_id)
         if conversation is None:
             if len(self._sessions) >= self.max_sessions:
@@ -150,7 +164,9 @@ class SessionStore:
                 # the least recently used session goes first.
                 oldest = min(self._sessions.values(), key=lambda c: c.last_used)
                 del self._sessions[oldest.id]
-            conversation = Conversation.start(self.system_prompt, session_id=session_id, now=now)
+            conversation = Conversation.start(
+                self.system_prompt, session_id=session_id, now=now, primer=self.primer
+            )
             self._sessions[session_id] = conversation
         conversation.last_used = now
         return conversation

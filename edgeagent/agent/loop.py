@@ -15,6 +15,7 @@ import re
 from collections.abc import AsyncIterator, Sequence
 from typing import Any
 
+from edgeagent.agent import honesty
 from edgeagent.agent.context import Conversation, fit_context
 from edgeagent.agent.events import (
     ErrorEvent,
@@ -52,6 +53,11 @@ def _signature(call: ToolCall) -> str:
     return call.name + json.dumps(call.arguments, sort_keys=True, default=str)
 
 
+def _acted(records: list[dict[str, Any]]) -> bool:
+    """Whether a call of this turn succeeded (a change or a value it may report)."""
+    return any(r.get("ok") for r in records)
+
+
 def _describe_call(call: ToolCall) -> str:
     return f"{call.name}({json.dumps(call.arguments, ensure_ascii=False, default=str)})"
 
@@ -73,6 +79,8 @@ class Agent:
         grammar: str | None = None,
         native_tools: Sequence[dict[str, Any]] | None = None,
         max_tool_chars: int = DEFAULT_MAX_TOOL_CHARS,
+        primer: Sequence[Message] = (),
+        stop: Sequence[str] = (),
     ) -> None:
         if max_steps < 1:
             raise ValueError(f"max_steps must be at least 1, got {max_steps}")
@@ -87,11 +95,16 @@ class Agent:
         self.grammar = grammar
         self.native_tools = native_tools
         self.max_tool_chars = max_tool_chars
+        self.primer = tuple(primer)
+        self.stop = tuple(stop)
 
     def new_conversation(self, session_id: str | None = None) -> Conversation:
-        """A conversation that starts with this agent's system prompt."""
+        """A conversation that starts with this agent's system prompt and primer."""
         return Conversation.start(
-            self.system_prompt, session_id=session_id, one_shot=session_id is None
+            self.system_prompt,
+            session_id=session_id,
+            one_shot=session_id is None,
+            primer=self.primer,
         )
 
     async def run(
@@ -119,7 +132,7 @@ class Agent:
                 yield ErrorEvent(f"The model backend failed while measuring the context: {exc}")
                 return
             raw = ""
-            async for event in self._generate(conversation):
+            async for event in self._generate(conversation, trusted=_acted(records)):
                 if isinstance(event, ErrorEvent):
                     yield event
                     return
@@ -130,7 +143,7 @@ class Agent:
             parsed = self.call_format.parse(raw)
             calls = [ToolCall(c.name, c.arguments) for c in parsed.calls]
             if not calls and not parsed.errors:
-                answer = parsed.text.strip()
+                answer = self._checked_answer(parsed.text.strip(), prompt, raw, records)
                 messages.append({"role": "assistant", "content": answer})
                 yield FinalAnswer(answer, tool_calls=records, steps=step)
                 return
@@ -180,14 +193,29 @@ class Agent:
                     failures[signature] = result.error or "an error"
                 done.append({"role": "tool", "content": self._tool_content(result)})
             messages.extend(done)
+            built = self._answer_from_results(records[len(records) - len(calls) :])
+            if built is not None and not parsed.errors:
+                # Every call of the step succeeded and its tool words its own result:
+                # the answer is built from the results, never generated (it cannot claim
+                # what did not happen, and it saves a generation).
+                messages.append({"role": "assistant", "content": built})
+                yield FinalAnswer(built, tool_calls=records, steps=step)
+                return
 
     async def _generate(
-        self, conversation: Conversation
+        self, conversation: Conversation, *, trusted: bool
     ) -> AsyncIterator[TextChunk | ErrorEvent | str]:
-        """Stream one generation: visible TextChunks, then the raw text (or an ErrorEvent)."""
+        """Stream one generation: visible TextChunks, then the raw text (or an ErrorEvent).
+
+        The generation stops early once a call is complete and the model goes on to
+        chat (what follows a call is never used), and the stream withholds text that
+        claims a change while no acting call has succeeded (``trusted`` false): the
+        final answer replaces it.
+        """
         request = GenerateRequest(
             messages=list(conversation.messages),
             session=conversation.id,
+            stop=self.stop,
             max_tokens=self.max_tokens,
             temperature=self.temperature,
             grammar=self.grammar,
@@ -195,13 +223,20 @@ class Agent:
         )
         shown = self.call_format.stream_filter()
         pieces: list[str] = []
+        said = ""
+        withheld = False
         stream = self.llm.stream(request)
         try:
             try:
                 async for piece in stream:
                     pieces.append(piece)
                     visible = shown.feed(piece)
-                    if visible:
+                    if shown.calls and visible.strip():
+                        break  # chatter after a call: the call is what counts
+                    said += visible
+                    if not trusted and not withheld and honesty.claims_change(said):
+                        withheld = True
+                    if visible and not withheld:
                         yield TextChunk(visible)
             finally:
                 # Close the backend's stream now (not when garbage collected), so a
@@ -210,7 +245,7 @@ class Agent:
                 if aclose is not None:
                     await aclose()
             tail = shown.flush()
-            if tail:
+            if tail and not withheld and not shown.calls:
                 yield TextChunk(tail)
         except LLMError as exc:
             yield ErrorEvent(f"The model backend failed: {exc}")
@@ -220,6 +255,44 @@ class Agent:
             yield ErrorEvent(f"The model backend failed: {type(exc).__name__}: {exc}")
             return
         yield "".join(pieces)
+
+    def _answer_from_results(self, step_records: list[dict[str, Any]]) -> str | None:
+        """The answer built from a step's results, when every call succeeded and every
+        tool has an answer template; else ``None`` (the model answers)."""
+        if not step_records or not all(r.get("ok") for r in step_records):
+            return None
+        parts = []
+        for record in step_records:
+            tool = self.executor.registry.get(record["name"])
+            if tool is None or tool.answer is None:
+                return None
+            try:
+                parts.append(tool.answer(record["result"]).strip())
+            except Exception:  # a template bug must not lose the result
+                log.exception("answer template of %r failed", record["name"])
+                return None
+        return "\n".join(p for p in parts if p) or None
+
+    def _checked_answer(
+        self, text: str, prompt: str, raw: str, records: list[dict[str, Any]]
+    ) -> str:
+        """The model's own answer, unless it says what no tool result backs.
+
+        * No call of the turn succeeded, yet the text claims a change or holds a tool
+          result the model wrote itself: the answer is the failure (from its error), or
+          that nothing was changed.
+        * The text repeats the instructions or the prompt: a plain "didn't understand".
+        """
+        unfounded = honesty.claims_change(text) or honesty.fakes_result(raw)
+        failed = [r for r in records if not r.get("ok")]
+        if failed and len(failed) == len(records) and unfounded:
+            return f"Sorry, that did not work: {failed[-1].get('error') or 'the tool failed'}."
+        if not _acted(records) and unfounded:
+            log.info("answer claimed what no tool did: %r", text[:200])
+            return "I did not change anything: I could not tell which tool to use for that."
+        if not text or honesty.echoes(text, instructions=self.system_prompt, prompt=prompt):
+            return "Sorry, I did not understand that. Could you say it another way?"
+        return text
 
     def _tool_content(self, result: ToolResult) -> str:
         """A tool result as the model will read it: sanitised and size-limited JSON."""

@@ -9,6 +9,7 @@ from dataclasses import asdict
 import click
 
 from edgeagent.cli import load
+from edgeagent.compose import resolve_call_format
 from edgeagent.tools.calls import CALL_FORMATS, get_call_format
 
 
@@ -23,12 +24,12 @@ def calls() -> None:
     "fmt",
     type=click.Choice(CALL_FORMATS),
     default=None,
-    help="Call format (default: [agent] call_format). Both accept every call shape.",
+    help="Call format (default: [agent] call_format). Each accepts every call shape.",
 )
 @click.pass_context
 def parse(ctx: click.Context, fmt: str | None) -> None:
     """Read raw model output on stdin; print the calls and the answer text as JSON."""
-    fmt = fmt or load(ctx).agent.call_format
+    fmt = fmt or resolve_call_format(load(ctx))
     parsed = get_call_format(fmt).parse(sys.stdin.read())
     out: dict[str, object] = {"calls": [asdict(c) for c in parsed.calls], "text": parsed.text}
     if parsed.errors:

@@ -130,6 +130,7 @@ def show(ctx: click.Context, name: str) -> None:
 def manifest(ctx: click.Context, fmt: str | None, count_tokens: bool) -> None:
     """Render the tool manifest the model sees."""
     from edgeagent.agent.prompt import build_system_prompt, render_manifest_text
+    from edgeagent.compose import resolve_call_format
     from edgeagent.tools.calls import get_call_format
 
     config = load(ctx)
@@ -143,7 +144,7 @@ def manifest(ctx: click.Context, fmt: str | None, count_tokens: bool) -> None:
         prompt = build_system_prompt(
             tools_,
             manifest_format=fmt,
-            call_format=get_call_format(config.agent.call_format),
+            call_format=get_call_format(resolve_call_format(config)),
             persona=config.agent.system_prompt,
         )
         click.echo(f"\nmanifest: {count(render_manifest_text(tools_, fmt))} ({unit})")

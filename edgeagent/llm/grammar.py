@@ -78,11 +78,12 @@ def _next_state(marker: str, state: int, char: str) -> int:
     return 0
 
 
-def _prose_rules(marker: str, after_marker: str) -> list[str]:
+def _prose_rules(marker: str, after_marker: str | None) -> list[str]:
     """Rules ``prose-0 .. prose-(n-1)``: text that never completes ``marker``.
 
     ``prose-k`` means "the last k characters typed are ``marker[:k]``". Typing the
-    marker's last character moves to ``after_marker`` instead (the call).
+    marker's last character moves to ``after_marker`` instead (the call); with
+    ``after_marker=None`` the marker cannot be completed at all.
     """
     rules = []
     for state in range(len(marker)):
@@ -93,6 +94,8 @@ def _prose_rules(marker: str, after_marker: str) -> list[str]:
         moves = {c: nxt for c, nxt in moves.items() if nxt}
         alts = ['""', f"{_char_class(''.join(moves), negate=True)} prose-0"]
         for char, nxt in moves.items():
+            if nxt == len(marker) and after_marker is None:
+                continue
             target = after_marker if nxt == len(marker) else f"prose-{nxt}"
             alts.append(f"{literal(char)} {target}")
         rules.append(f"prose-{state} ::= " + " | ".join(alts))
@@ -121,10 +124,13 @@ def build_tool_grammar(
     open_marker: str,
     close_marker: str | None = None,
     require_call: bool = False,
+    calls_first: bool = False,
 ) -> str:
     """GBNF for free text, or calls ``open {"name": ..., "arguments": ...} close``.
 
     ``close_marker`` defaults to :func:`close_marker_for` of the open marker.
+    ``calls_first`` decides at the first token: the reply is either calls (one or
+    more, nothing before them) or plain text that never holds the marker.
     """
     if not tools:
         raise ToolDefinitionError(
@@ -151,6 +157,10 @@ def build_tool_grammar(
     close_part = f" {_WS} {literal(close)}" if close else ""
     if require_call:
         lines.append(f"root ::= [ \\t\\n]{{0,4}} {literal(open_marker)} {_WS} call{close_part}")
+    elif calls_first:
+        block = f"{literal(open_marker)} {_WS} call{close_part}"
+        lines.append(f"root ::= [ \\t\\n]{{0,4}} {block} ( {_WS} {block} )* | prose-0")
+        lines.extend(_prose_rules(open_marker, None))
     else:
         lines.append("root ::= prose-0")
         lines.append(f"called ::= {_WS} call{close_part} prose-0")

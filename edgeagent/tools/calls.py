@@ -1,8 +1,12 @@
 """Tool call formats: one setting decides the prompt instructions AND the parser.
 
-``get_call_format("json")`` asks the model for
-``<tool_call>{"name": ..., "arguments": {...}}</tool_call>``; ``get_call_format("xml")``
-for ``<tool_call><function=NAME><parameter=KEY>value</parameter></function></tool_call>``.
+``get_call_format("fence")`` asks the model for a Markdown ```` ```json ```` fence holding
+``{"name": ..., "arguments": {...}}`` (what Qwen2.5-Coder writes by itself);
+``get_call_format("json")`` for ``<tool_call>{"name": ..., "arguments": {...}}</tool_call>``;
+``get_call_format("xml")`` for
+``<tool_call><function=NAME><parameter=KEY>value</parameter></function></tool_call>``.
+The history shows past calls in the same format, because a small model imitates what
+the conversation shows it more than what the instructions tell it.
 Whatever was asked for, the parser accepts every shape small models really write:
 
 * a Markdown ```json fence holding the call and no tags (what Qwen2.5-Coder-1.5B does:
@@ -29,8 +33,8 @@ from edgeagent.errors import ConfigError
 from edgeagent.tools.executor import ToolCall
 from edgeagent.tools.jsonish import json_end, loads_lenient
 
-CallFormatName = Literal["json", "xml"]
-CALL_FORMATS: tuple[str, ...] = ("json", "xml")
+CallFormatName = Literal["fence", "json", "xml"]
+CALL_FORMATS: tuple[str, ...] = ("fence", "json", "xml")
 DEFAULT_OPEN = "<tool_call>"
 DEFAULT_CLOSE = "</tool_call>"
 FUNCTION_OPEN = "<function="
@@ -96,6 +100,10 @@ def _decode_arguments(name: str, args: Any) -> tuple[dict[str, Any] | None, str 
             args = loads_lenient(args, close=True)
         except ValueError:
             return None, f"arguments of {name!r} must be a JSON object, got {_snippet(args)!r}"
+    if isinstance(args, list) and all(isinstance(a, str) for a in args):
+        # Qwen2.5-Coder writes {"name": "df", "arguments": []} for "no arguments", and a
+        # list for a .tool wrapper's one list parameter, which is named "arguments".
+        return ({"arguments": args} if args else {}), None
     if not isinstance(args, dict):
         return None, f"arguments of {name!r} must be a JSON object, got {args!r}"
     return args, None
@@ -414,15 +422,22 @@ class CallFormat:
     def _scanner(self) -> _Scanner:
         return _Scanner(self.open_tag, self.close_tag)
 
-    def example(self) -> str:
-        """A call as the model should write it."""
-        return self.render_call([ToolCall("TOOL", {"ARG": "VALUE"})])
+    @property
+    def marker(self) -> str:
+        """The text every call starts with (what a grammar waits for)."""
+        return FENCE if self.name == "fence" else self.open_tag
 
-    def instructions(self) -> str:
+    @property
+    def end_marker(self) -> str:
+        return FENCE if self.name == "fence" else self.close_tag
+
+    def instructions(self, example: ToolCall) -> str:
+        """How to call a tool, shown with a real call: nothing a model could copy as a
+        placeholder (a call named ``TOOL`` once followed every real call)."""
         return (
-            "To use a tool, reply with only this, one per call:\n"
-            f"{self.example()}\n"
-            "The result comes back in a tool message; then answer the user."
+            "To use a tool, reply with only the call, like this:\n"
+            f"{self.render_call([example])}\n"
+            "You then get the tool's result."
         )
 
     def parse(self, text: str) -> ParsedOutput:
@@ -438,6 +453,8 @@ class CallFormat:
 
     def render_call(self, calls: Sequence[ToolCall]) -> str:
         """The assistant message that stands for ``calls`` in the history."""
+        if self.name == "fence":
+            return "\n".join(f"{FENCE}json\n{_call_json(c)}\n{FENCE}" for c in calls)
         if self.name == "json":
             return "\n".join(
                 f"{self.open_tag}"
@@ -451,6 +468,10 @@ class CallFormat:
             + f"</function>{self.close_tag}"
             for c in calls
         )
+
+
+def _call_json(call: ToolCall) -> str:
+    return json.dumps({"name": call.name, "arguments": call.arguments}, ensure_ascii=False)
 
 
 def _xml_text(value: Any) -> str:

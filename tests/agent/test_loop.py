@@ -432,8 +432,11 @@ def test_build_agent_follows_the_config() -> None:
         config, llm=InProcessLLM(engine), executor=ToolExecutor(registry), registry=registry
     )
     assert agent.system_prompt.startswith("You are the kitchen lamp.")
-    for name in ("set_led", "get_weather", "<tool_call>"):
+    # The default model (Qwen2.5-Coder) has the fence profile: calls as ```json blocks.
+    for name in ("set_led", "get_weather", "```json"):
         assert name in agent.system_prompt
+    assert "<tool_call>" not in agent.system_prompt
+    assert agent.stop and "<tool_response>" in agent.stop
     assert agent.max_steps == 2
     assert agent.grammar is not None and '\\"set_led\\"' in agent.grammar
     answer = final(run_turn(agent, "red please"))

@@ -36,20 +36,32 @@ def test_malformed_calls_are_reported(
     assert word in parsed.errors[0]
 
 
-@pytest.mark.parametrize("fmt", ["json", "xml"])
-def test_instructions_show_the_format_the_parser_reads(fmt: str) -> None:
+@pytest.mark.parametrize("fmt", ["fence", "json", "xml"])
+def test_instructions_show_a_real_call_the_parser_reads(fmt: str) -> None:
     call_format = get_call_format(fmt)
-    instructions = call_format.instructions()
-    example = call_format.example()
+    instructions = call_format.instructions(RED)
+    example = call_format.render_call([RED])
     assert example in instructions
-    assert call_format.parse(example).calls == [ToolCall("TOOL", {"ARG": "VALUE"})]
+    assert call_format.parse(instructions).calls == [RED]
+    # Nothing a model could echo as a placeholder call.
+    assert not {"TOOL", "ARG", "VALUE"} & set(instructions.replace('"', " ").split())
     assert len(instructions) < 250  # every prompt token counts on a 2048-token context
 
 
-def test_json_and_xml_instructions_differ() -> None:
-    assert '"arguments"' in get_call_format("json").instructions()
-    assert "<parameter=" in get_call_format("xml").instructions()
-    assert "<parameter=" not in get_call_format("json").instructions()
+def test_the_formats_instructions_differ() -> None:
+    assert "```json\n{" in get_call_format("fence").instructions(RED)
+    assert '<tool_call>{"name"' in get_call_format("json").instructions(RED)
+    assert "<parameter=" in get_call_format("xml").instructions(RED)
+    assert "<parameter=" not in get_call_format("json").instructions(RED)
+
+
+def test_arguments_given_as_a_list() -> None:
+    # Qwen2.5-Coder writes a list for "no arguments", and for a wrapper's argument list.
+    parse = get_call_format("fence").parse
+    assert parse('```json\n{"name": "df", "arguments": []}\n```').calls == [ToolCall("df", {})]
+    assert parse('```json\n{"name": "ls", "arguments": ["logs"]}\n```').calls == [
+        ToolCall("ls", {"arguments": ["logs"]})
+    ]
 
 
 ROUND_TRIP: list[list[ToolCall]] = [
@@ -62,7 +74,7 @@ ROUND_TRIP: list[list[ToolCall]] = [
 ]
 
 
-@pytest.mark.parametrize("fmt", ["json", "xml"])
+@pytest.mark.parametrize("fmt", ["fence", "json", "xml"])
 @pytest.mark.parametrize("calls", ROUND_TRIP)
 def test_render_call_parses_back(fmt: str, calls: list[ToolCall]) -> None:
     call_format = get_call_format(fmt)
@@ -73,6 +85,9 @@ def test_render_call_parses_back(fmt: str, calls: list[ToolCall]) -> None:
 
 
 def test_render_call_is_the_canonical_form() -> None:
+    assert get_call_format("fence").render_call([RED]) == (
+        '```json\n{"name": "led", "arguments": {"color": "red"}}\n```'
+    )
     assert get_call_format("json").render_call([RED]) == (
         '<tool_call>{"name": "led", "arguments": {"color": "red"}}</tool_call>'
     )
@@ -85,7 +100,7 @@ def test_custom_markers_are_used_and_still_parsed() -> None:
     call_format = get_call_format("json", open_tag="[CALL]", close_tag="[/CALL]")
     rendered = call_format.render_call([RED])
     assert rendered == '[CALL]{"name": "led", "arguments": {"color": "red"}}[/CALL]'
-    assert "[CALL]" in call_format.instructions()
+    assert "[CALL]" in call_format.instructions(RED)
     parsed = call_format.parse(f"Ok. {rendered} Done.")
     assert (parsed.calls, parsed.text) == ([RED], "Ok. Done.")
     # The default tags and fences are still understood.

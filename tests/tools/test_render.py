@@ -9,7 +9,7 @@ from typing import Annotated, Literal
 import pytest
 from pydantic import Field
 
-from edgeagent.agent.prompt import build_system_prompt
+from edgeagent.agent.prompt import build_system_prompt, example_call
 from edgeagent.errors import ConfigError
 from edgeagent.tools import Tool, make_tool, tool
 from edgeagent.tools.calls import get_call_format
@@ -140,20 +140,27 @@ def test_unknown_format_and_option_are_refused() -> None:
         render_manifest(TOOLS, "verbose", param_descriptions=True)
 
 
-@pytest.mark.parametrize("call_format", ["json", "xml"])
+@pytest.mark.parametrize("call_format", ["fence", "json", "xml"])
 @pytest.mark.parametrize("fmt", ["concise", "verbose", "qwen", "openai", "anthropic"])
 def test_system_prompt_holds_manifest_instructions_and_rules(fmt: str, call_format: str) -> None:
     cf = get_call_format(call_format)
     prompt = build_system_prompt(TOOLS, manifest_format=fmt, call_format=cf)
-    assert cf.instructions() in prompt
+    example = example_call(TOOLS)
+    assert example.name in {t.name for t in TOOLS}  # a real tool, never a placeholder
+    assert cf.instructions(example) in prompt
     assert "never instructions" in prompt
     assert "plain text" in prompt
     assert "Set the LED strip." in prompt
     if fmt in ("openai", "anthropic"):
-        embedded = [json.loads(line) for line in prompt.splitlines() if line.startswith("{")]
+        embedded = [
+            json.loads(line)
+            for line in prompt.splitlines()
+            if line.startswith("{") and '"arguments"' not in line  # not the example call
+        ]
         assert len(embedded) == 3
-    other = get_call_format("xml" if call_format == "json" else "json")
-    assert other.instructions() not in prompt  # one call format, never two
+    for other in {"fence", "json", "xml"} - {call_format}:
+        # one call format, never two
+        assert get_call_format(other).instructions(example) not in prompt
 
 
 def test_system_prompt_persona_and_no_tools() -> None:
@@ -162,7 +169,7 @@ def test_system_prompt_persona_and_no_tools() -> None:
         [], manifest_format="concise", call_format=cf, persona="You are Bob."
     )
     assert prompt.startswith("You are Bob.")
-    assert cf.instructions() not in prompt
+    assert "To use a tool" not in prompt
     assert "Tools:" not in prompt
 
 

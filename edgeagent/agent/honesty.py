@@ -1,0 +1,57 @@
+"""What an answer may say: the checks behind "never claim what did not happen".
+
+The agent builds confirmations from tool results (``Tool.answer``), so most answers are
+never generated. These checks cover the text the model still writes itself: an answer
+without any successful call must not claim a change or report a tool's result, and an
+answer must not repeat the instructions or the user's own words back.
+"""
+
+from __future__ import annotations
+
+import re
+
+# A device change stated as done: "is now red", "I've turned it off", "moved to 30°".
+_CLAIM = re.compile(
+    r"\b(?:is|are)\s+now\b"
+    r"|\b(?:has|have)\s+been\s+(?:turned|set|switched|moved|changed|opened|closed|started"
+    r"|stopped|locked|unlocked|adjusted|rotated|pointed|dimmed|activated|updated)\b"
+    r"|\bI(?:'ve|\s+have)?\s+(?:turned|set|switched|moved|changed|opened|closed|started"
+    r"|stopped|locked|unlocked|adjusted|rotated|pointed|dimmed|activated|updated)\b"
+    r"|\b(?:turned|switched)\s+(?:it\s+|them\s+)?(?:on|off)\b"
+    r"|\bnow\s+(?:on|off|set|pointing|at)\b"
+    r"|\b(?:set|moved|rotated|changed|pointed|turned)\s+to\b",
+    re.IGNORECASE,
+)
+# A tool's reply written by the model itself.
+_FAKE_RESULT = re.compile(r"</?tool_response>|\"(?:ok|result)\"\s*:", re.IGNORECASE)
+# The placeholders of a call template; a real answer never holds them as words.
+_PLACEHOLDERS = re.compile(r"\b(?:TOOL|ARG|VALUE)\b")
+MIN_ECHO_CHARS = 25
+
+
+def claims_change(text: str) -> bool:
+    """True when ``text`` states that something was changed or done."""
+    return bool(_CLAIM.search(text))
+
+
+def fakes_result(text: str) -> bool:
+    """True when ``text`` holds a tool result the model wrote itself."""
+    return bool(_FAKE_RESULT.search(text))
+
+
+def _norm(text: str) -> str:
+    return " ".join(re.sub(r"[^\w%#°-]+", " ", text.lower()).split())
+
+
+def echoes(text: str, *, instructions: str, prompt: str) -> bool:
+    """True when ``text`` repeats the instructions, a placeholder, or the prompt itself."""
+    said = _norm(text)
+    if not said:
+        return False
+    if _PLACEHOLDERS.search(text) or said == _norm(prompt):
+        return True
+    for line in instructions.splitlines():
+        line_norm = _norm(line)
+        if len(line_norm) >= MIN_ECHO_CHARS and line_norm in said:
+            return True
+    return False

@@ -1,0 +1,231 @@
+"""The honesty rule: an answer states a change or a value only when a call of the turn
+succeeded and returned it. Scripted model, real tools that record what they received."""
+
+from __future__ import annotations
+
+import asyncio
+import json
+from typing import Any
+
+import pytest
+
+from edgeagent.agent import honesty
+from edgeagent.agent.context import Conversation
+from edgeagent.agent.events import FinalAnswer, TextChunk, ToolCallEvent
+from edgeagent.agent.loop import Agent
+from edgeagent.agent.prompt import build_primer, build_system_prompt
+from edgeagent.llm.base import InProcessLLM
+from edgeagent.llm.scripted import Rule, ScriptedEngine
+from edgeagent.tools import tool, tools_from
+from edgeagent.tools.calls import get_call_format
+from edgeagent.tools.executor import ToolExecutor
+from edgeagent.tools.registry import ToolRegistry
+
+
+class Strip:
+    """An LED strip that records what it was really told, with an answer template."""
+
+    def __init__(self) -> None:
+        self.color = "white"
+        self.commands: list[str] = []
+
+    @tool(kind="act", answer=lambda r: f"The LED strip is now {r['color']}.")
+    def led(self, color: str) -> dict[str, Any]:
+        """Set the LED strip colour."""
+        if color == "banana":
+            raise ValueError("unknown color 'banana'; use a CSS color name")
+        self.commands.append(color)
+        self.color = color
+        return {"color": color}
+
+    @tool
+    def uptime(self) -> str:
+        """How long the device has been up (no answer template)."""
+        return "up 3 days"
+
+
+def run_turn(agent: Agent, prompt: str, conversation: Conversation | None = None) -> list[Any]:
+    conv = conversation or agent.new_conversation()
+
+    async def main() -> list[Any]:
+        return [e async for e in agent.run(prompt, conversation=conv, frontend="cli")]
+
+    return asyncio.run(main())
+
+
+def fence(name: str, **arguments: Any) -> str:
+    return "```json\n" + json.dumps({"name": name, "arguments": arguments}) + "\n```"
+
+
+def make(rules: list[Rule], *, default: str = "Okay.") -> tuple[Agent, ScriptedEngine, Strip]:
+    strip = Strip()
+    engine = ScriptedEngine(rules, default=default, context_window=4096, chunk_size=4)
+    tools = tools_from(strip, plugin="test")
+    call_format = get_call_format("fence")
+    agent = Agent(
+        llm=InProcessLLM(engine),
+        executor=ToolExecutor(ToolRegistry(tools)),
+        call_format=call_format,
+        system_prompt=build_system_prompt(
+            tools, manifest_format="concise", call_format=call_format
+        ),
+        primer=build_primer(tools, call_format=call_format),
+    )
+    return agent, engine, strip
+
+
+def final(events: list[Any]) -> FinalAnswer:
+    answer = events[-1]
+    assert isinstance(answer, FinalAnswer), events
+    return answer
+
+
+def streamed(events: list[Any]) -> str:
+    return "".join(e.text for e in events if isinstance(e, TextChunk))
+
+
+def test_a_successful_act_call_is_confirmed_from_its_result_without_another_generation() -> None:
+    agent, engine, strip = make([(r"(?i)blue", fence("led", color="blue"))])
+    events = run_turn(agent, "make it blue")
+    assert strip.commands == ["blue"]
+    assert final(events).text == "The LED strip is now blue."
+    assert len(engine.requests) == 1  # the confirmation was not generated
+
+
+def test_a_claim_without_any_call_is_not_shown_and_nothing_changes() -> None:
+    agent, _, strip = make([(r"(?i)blue", "Sure! The LED strip is now blue.")])
+    events = run_turn(agent, "make it blue")
+    assert strip.commands == []
+    answer = final(events).text
+    assert "now blue" not in answer and "not change anything" in answer
+    assert "now blue" not in streamed(events)  # not even streamed before the check
+
+
+def test_a_claim_after_a_failed_call_becomes_the_failure() -> None:
+    agent, _, strip = make(
+        [
+            (r"unknown color", "Done, the LED strip has been set to banana."),
+            (r"(?i)banana", fence("led", color="banana")),
+        ]
+    )
+    answer = final(run_turn(agent, "set the led to banana")).text
+    assert strip.commands == []
+    assert answer.startswith("Sorry, that did not work") and "banana" in answer
+    assert "has been set" not in answer
+
+
+def test_a_tool_response_written_by_the_model_is_never_the_answer() -> None:
+    fake = '<tool_response>{"ok": true, "result": {"color": "blue"}}</tool_response> Done.'
+    agent, _, strip = make([(r"(?i)blue", fake)])
+    answer = final(run_turn(agent, "make it blue")).text
+    assert strip.commands == [] and "tool_response" not in answer and "Done" not in answer
+
+
+def test_a_placeholder_call_is_never_run_and_never_the_answer() -> None:
+    placeholder = fence("TOOL", ARG="VALUE")
+    agent, _, strip = make([(r"Unknown tool", "TOOL"), (r"(?i)lamp", placeholder)])
+    events = run_turn(agent, "lamp please")
+    assert strip.commands == []
+    assert not [e for e in events if isinstance(e, ToolCallEvent) and e.name != "TOOL"]
+    assert "TOOL" not in final(events).text
+
+
+def test_an_answer_that_repeats_the_instructions_is_replaced() -> None:
+    agent, _, _ = make([(r"(?i)how", "To use a tool, reply with only the call, like this:")])
+    answer = final(run_turn(agent, "how do I use you?")).text
+    assert "reply with only the call" not in answer
+
+
+def test_a_read_tool_without_a_template_lets_the_model_word_the_result() -> None:
+    agent, engine, _ = make(
+        [(r"up 3 days", "It has been up for 3 days."), (r"(?i)uptime", fence("uptime"))]
+    )
+    assert final(run_turn(agent, "uptime?")).text == "It has been up for 3 days."
+    assert len(engine.requests) == 2
+
+
+def test_plain_answers_still_stream() -> None:
+    agent, _, _ = make([(r"(?i)hello", "Hello! I can set the LED strip colour for you.")])
+    events = run_turn(agent, "hello")
+    assert len([e for e in events if isinstance(e, TextChunk)]) > 2
+    assert streamed(events) == final(events).text
+
+
+def test_the_history_shows_calls_as_the_fence_the_model_writes() -> None:
+    agent, _, _ = make([(r"(?i)blue", fence("led", color="blue"))])
+    conversation = agent.new_conversation("s1")
+    run_turn(agent, "make it blue", conversation)
+    turn = conversation.messages[conversation.kept :]
+    assert [m["role"] for m in turn] == ["user", "assistant", "tool", "assistant"]
+    assert turn[1]["content"].startswith("```json\n{") and '"led"' in turn[1]["content"]
+    assert turn[3]["content"] == "The LED strip is now blue."
+
+
+def test_the_primer_survives_trimming_and_clearing() -> None:
+    agent, _, _ = make([])
+    conversation = agent.new_conversation("s2")
+    primer = list(agent.primer)
+    assert primer and primer[0]["role"] == "user"
+    for prompt in ("one", "two", "three"):
+        conversation.messages += [
+            {"role": "user", "content": prompt},
+            {"role": "assistant", "content": "ok"},
+        ]
+    assert conversation.drop_oldest_turn()
+    assert conversation.messages[1 : conversation.kept] == primer
+    assert [m["content"] for m in conversation.messages[conversation.kept :: 2]] == ["two", "three"]
+    conversation.clear()
+    assert conversation.messages[1:] == primer
+
+
+def test_instructions_show_a_real_call_and_no_placeholder() -> None:
+    agent, _, _ = make([])
+    assert "TOOL" not in agent.system_prompt and "VALUE" not in agent.system_prompt
+    assert fence("led", color="green").replace(" ", "") in agent.system_prompt.replace(" ", "")
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "The LED strip is now blue.",
+        "I've turned the lights off.",
+        "The garage door has been opened.",
+        "Done, I set it to 30% brightness.",
+        "The camera is now pointing left.",
+        "I have moved the servo 30 degrees to the left.",
+    ],
+)
+def test_claims_change_spots_claims(text: str) -> None:
+    assert honesty.claims_change(text)
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "I can't do that here: none of my tools can open a door.",
+        "Hello! How can I help?",
+        "The capital of France is Paris.",
+        "Which colour would you like?",
+    ],
+)
+def test_claims_change_leaves_plain_answers_alone(text: str) -> None:
+    assert not honesty.claims_change(text)
+
+
+def test_echoes() -> None:
+    instructions = "To use a tool, reply with only the call, like this:\nshort"
+    assert honesty.echoes("Call TOOL with ARG", instructions=instructions, prompt="x")
+    assert honesty.echoes(
+        "Turn the lamp red!", instructions=instructions, prompt="turn the lamp red"
+    )
+    assert honesty.echoes(
+        "to use a tool, reply with only the call, like this", instructions=instructions, prompt="x"
+    )
+    assert not honesty.echoes("Paris.", instructions=instructions, prompt="capital of France?")
+
+
+def test_conversation_start_without_primer_is_unchanged() -> None:
+    conversation = Conversation.start("sys", session_id="a")
+    assert conversation.kept == 1 and conversation.messages == [
+        {"role": "system", "content": "sys"}
+    ]
