@@ -15,7 +15,8 @@ text before the first blank line), ``@title``, a ``@command`` template with an
 
 The model calls ``glob`` with ``{"arguments": [...]}``; the wrapped tool's ``wrap``
 handler turns template and list into its own arguments, which are validated against its
-own schema, so every check of the wrapped tool still applies.
+own schema, so every check of the wrapped tool still applies. Both forms keep the wrapped
+tool's ``answer`` template: their results are the wrapped tool's results.
 
 A bad file is logged with its path and skipped; the other files still load.
 """
@@ -198,6 +199,7 @@ def build_wrapped_tool(spec: ToolFile, target: Tool) -> Tool:
         plugin=origin,
         title=spec.title,
         wrap=None,  # the template is fixed; wrapping a wrapped tool would nest templates
+        answer=target.answer,  # the result is the wrapped tool's, so is its sentence
         extra={"wrapped": target.name, "command": template},
     )
 

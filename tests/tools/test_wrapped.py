@@ -27,13 +27,17 @@ def say_wrap(command_template: str, arguments: list[str]) -> dict[str, Any]:
     }
 
 
+def say_answer(result: str) -> str:
+    return f"I said {result!r}."
+
+
 class Parrot:
     """A wrappable test tool that records what it was asked to say."""
 
     def __init__(self) -> None:
         self.said: list[str] = []
 
-    @tool(name="say", kind="act", timeout_s=3.0, wrap=say_wrap)
+    @tool(name="say", kind="act", timeout_s=3.0, wrap=say_wrap, answer=say_answer)
     def say(
         self,
         text: Annotated[str, Field(max_length=40)],
@@ -124,6 +128,18 @@ def test_alias_registers_the_same_tool_under_a_new_name(
     )
     assert call(registry, "speak", {"text": "hi", "times": 2})["result"] == "hihi"
     assert parrot.said == ["hihi"]
+
+
+def test_both_forms_keep_the_wrapped_tools_answer(tmp_path: Path, registry: ToolRegistry) -> None:
+    write(tmp_path, "greet.tool", FULL)
+    write(tmp_path, "speak.tool", "@name speak\n@wrapped say\n")
+    assert load_wrapped_tools(tmp_path, registry) == []
+    for name in ("greet", "speak"):
+        assert registry.get(name).answer is say_answer
+    greet = registry.get("greet")
+    assert greet.answer is not None
+    result = call(registry, "greet", {"arguments": ["Ada"]})["result"]
+    assert greet.answer(result) == "I said 'hello Ada!'."
 
 
 @pytest.mark.parametrize(
@@ -251,6 +267,10 @@ def test_shipped_tool_files_wrap_the_real_shell(tmp_path: Path) -> None:
     listing = call(registry, "ls", {"arguments": []})["result"]["output"]
     assert "notes.md" in listing and "src" in listing
     assert call(registry, "df", {})["result"]["exit_code"] == 0
+    grep = registry.get("grep")
+    assert grep.answer is not None and grep.answer(hits["result"]) == (
+        "src/main.py:1:print('TODO: more')"
+    )
 
     escape = call(registry, "glob", {"arguments": ["/", "-name", "passwd"]})
     assert escape["ok"] is False and "outside the allowed directories" in escape["error"]
