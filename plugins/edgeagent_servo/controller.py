@@ -1,4 +1,10 @@
-"""The ``servo`` and ``servo_state`` tools, bound to one servo backend."""
+"""The ``servo`` and ``servo_state`` tools, bound to one servo backend.
+
+The arguments mirror what people say: ``angle`` is a position ("point it at 30°"),
+``left``/``right`` are turns from where it is ("30 degrees to the left"). A small model
+maps words onto argument names far better than onto signs, so the sign convention
+(negative = left) stays inside this module.
+"""
 
 from __future__ import annotations
 
@@ -10,6 +16,19 @@ from pydantic import Field
 from edgeagent.errors import ToolArgumentError, ToolError
 from edgeagent.tools import tool
 from edgeagent_servo.backends import ServoBackend
+
+
+def servo_answer(result: dict[str, Any]) -> str:
+    """``{"angle": -30}`` -> "The servo is now at -30°." (with the clamp note if any)."""
+    text = f"The servo is now at {result['angle']}°"
+    return f"{text}; {result['note']}." if "note" in result else f"{text}."
+
+
+def servo_state_answer(result: dict[str, Any]) -> str:
+    """``{"angle": 20}`` -> "The servo is at 20°."."""
+    if result.get("angle") is None:
+        return f"The servo's angle is {result.get('note', 'unknown')}."
+    return f"The servo is at {result['angle']}°."
 
 
 class ServoController:
@@ -24,30 +43,37 @@ class ServoController:
         self._lock = threading.Lock()
         self._closed = False
 
-    @tool(kind="act", timeout_s=10.0)
+    @tool(kind="act", timeout_s=10.0, answer=servo_answer)
     def servo(
         self,
-        angle: Annotated[float | None, Field(description="degrees -90..90, 0 = center")] = None,
-        move: Annotated[
-            float | None, Field(description="relative degrees; negative = left")
+        angle: Annotated[
+            float | None, Field(description="absolute position -90..90; 0 = center, <0 = left")
         ] = None,
+        left: Annotated[float | None, Field(description="degrees to turn left")] = None,
+        right: Annotated[float | None, Field(description="degrees to turn right")] = None,
     ) -> dict[str, Any]:
-        """Turn the servo to angle -90..90 (0 = center) or move it by relative degrees;
-        negative = left."""
-        if (angle is None) == (move is None):
-            raise ToolArgumentError("give either angle (absolute) or move (relative), not both")
+        """Point the servo/camera: angle = absolute -90..90 (0 = center); left/right = turn
+        by that many degrees."""
+        turns = {k: v for k, v in (("left", left), ("right", right)) if v}  # 0 = no turn
+        chosen = ({"angle": angle} if angle is not None else {}) | turns
+        if len(chosen) > 1 or (not chosen and left is None and right is None):
+            shown = ", ".join(f"{k}={v:g}" for k, v in chosen.items()) or "nothing"
+            raise ToolArgumentError(
+                f"servo needs exactly one of angle (absolute position), left or right "
+                f'(degrees to turn), got {shown}; e.g. {{"left": 30}} or {{"angle": 0}}'
+            )
         with self._lock:
-            if move is not None:
+            if angle is not None:
+                target = angle
+            else:
                 current = self.backend.read()
                 if current is None:
                     raise ToolError(
                         "the servo's angle is unknown until it has been set once; "
                         "give an absolute angle first"
                     )
-                target = current + move
-            else:
-                assert angle is not None
-                target = angle
+                # Left is the negative direction; a negative left is a turn to the right.
+                target = current - (left or 0) + (right or 0)
             clamped = min(self.max_angle, max(self.min_angle, target))
             self.backend.move_to(clamped)
             result: dict[str, Any] = {"angle": _tidy(clamped)}
@@ -55,7 +81,7 @@ class ServoController:
                 result["note"] = f"clamped to {_tidy(clamped)} (asked {_tidy(target)})"
             return result
 
-    @tool(kind="read")
+    @tool(kind="read", answer=servo_state_answer)
     def servo_state(self) -> dict[str, Any]:
         """Read the servo angle."""
         with self._lock:

@@ -102,8 +102,8 @@ def test_absolute_and_relative_moves_with_clamping_reported() -> None:
     backend = MockServo()
     executor = executor_for(backend)
     assert run_tool(executor, "servo", angle=45)["result"] == {"angle": 45}
-    assert run_tool(executor, "servo", move=-15)["result"] == {"angle": 30}
-    over = run_tool(executor, "servo", move=75)["result"]
+    assert run_tool(executor, "servo", left=15)["result"] == {"angle": 30}
+    over = run_tool(executor, "servo", right=75)["result"]
     assert over == {"angle": 90, "note": "clamped to 90 (asked 105)"}
     under = run_tool(executor, "servo", angle=-200)["result"]
     assert under == {"angle": -90, "note": "clamped to -90 (asked -200)"}
@@ -111,24 +111,99 @@ def test_absolute_and_relative_moves_with_clamping_reported() -> None:
     assert run_tool(executor, "servo_state")["result"] == {"angle": -90}
 
 
-def test_servo_needs_exactly_one_of_angle_and_move() -> None:
+@pytest.mark.parametrize(
+    ("arguments", "angle"),
+    [
+        ({"left": 30}, -30),  # left is the negative direction
+        ({"right": 30}, 30),
+        ({"left": -20}, 20),  # a negative left is a turn to the right
+        ({"right": -20}, -20),
+        ({"angle": -30}, -30),
+        ({"angle": 0}, 0),
+        ({"left": 12.5}, -12.5),
+        ({"left": 30, "right": 0}, -30),  # a small model fills unused arguments with 0
+        ({"angle": 10, "left": 0}, 10),
+        ({"left": 0}, 0),  # no turn: the servo stays where it is
+        ({"left": None, "angle": 5}, 5),
+    ],
+)
+def test_arguments_mirror_the_users_words(arguments: dict[str, Any], angle: float) -> None:
+    backend = MockServo()  # starts at 0 (center)
+    result = run_tool(executor_for(backend), "servo", **arguments)
+    assert result == {"ok": True, "result": {"angle": angle}}
+    assert backend.angle == angle
+
+
+@pytest.mark.parametrize(
+    ("arguments", "shown"),
+    [
+        ({}, "got nothing"),
+        ({"angle": 10, "left": 10}, "got angle=10, left=10"),
+        ({"left": 10, "right": 5}, "got left=10, right=5"),
+        ({"angle": 0, "right": 30}, "got angle=0, right=30"),
+    ],
+)
+def test_servo_needs_exactly_one_of_angle_left_and_right(
+    arguments: dict[str, Any], shown: str
+) -> None:
     backend = MockServo()
-    executor = executor_for(backend)
-    for arguments in ({}, {"angle": 10, "move": 10}):
-        result = run_tool(executor, "servo", **arguments)
-        assert not result["ok"] and "either angle" in result["error"]
+    result = run_tool(executor_for(backend), "servo", **arguments)
+    assert not result["ok"]
+    assert "exactly one of angle (absolute position), left or right" in result["error"]
+    assert shown in result["error"] and '{"left": 30}' in result["error"]
     assert backend.history == []
 
 
 def test_relative_move_on_real_servo_before_any_absolute_move(factory: MockFactory) -> None:
     servo, pin, _ = open_mock_servo(factory, ServoOptions(backend="real", pin=17))
     executor = executor_for(servo)
-    result = run_tool(executor, "servo", move=10)
-    assert not result["ok"] and "give an absolute angle first" in result["error"]
+    for turn in ({"left": 10}, {"right": 10}):
+        result = run_tool(executor, "servo", **turn)
+        assert not result["ok"] and "give an absolute angle first" in result["error"]
     assert pin.frequency is None
     assert run_tool(executor, "servo", angle=10)["result"] == {"angle": 10}
-    assert run_tool(executor, "servo", move=-25)["result"] == {"angle": -15}
+    assert run_tool(executor, "servo", left=25)["result"] == {"angle": -15}
+    assert run_tool(executor, "servo", right=5)["result"] == {"angle": -10}
     servo.close()
+
+
+def test_schema_and_description_name_the_users_words() -> None:
+    controller = ServoController(backend=MockServo())
+    servo, state = make_tool(controller.servo), make_tool(controller.servo_state)
+    assert servo.description == (
+        "Point the servo/camera: angle = absolute -90..90 (0 = center); left/right = turn "
+        "by that many degrees."
+    )
+    assert servo.parameters == {
+        "properties": {
+            "angle": {
+                "type": "number",
+                "description": "absolute position -90..90; 0 = center, <0 = left",
+            },
+            "left": {"type": "number", "description": "degrees to turn left"},
+            "right": {"type": "number", "description": "degrees to turn right"},
+        },
+        "type": "object",
+        "required": [],
+    }
+    assert state.parameters == {"properties": {}, "type": "object", "required": []}
+
+
+def test_answers_state_only_what_the_result_says() -> None:
+    backend = MockServo()
+    controller = ServoController(backend=backend)
+    servo, state = make_tool(controller.servo), make_tool(controller.servo_state)
+    assert servo.answer is not None and state.answer is not None
+    assert servo.answer(controller.servo(left=30)) == "The servo is now at -30°."
+    assert servo.answer(controller.servo(right=12.5)) == "The servo is now at -17.5°."
+    assert servo.answer(controller.servo(angle=120)) == (
+        "The servo is now at 90°; clamped to 90 (asked 120)."
+    )
+    assert state.answer(controller.servo_state()) == "The servo is at 90°."
+    backend.angle = None  # a real servo before its first move
+    assert state.answer(controller.servo_state()) == (
+        "The servo's angle is unknown until the servo is first moved."
+    )
 
 
 def test_sysfs_backend_writes_period_duty_and_releases(tmp_path: Path) -> None:
