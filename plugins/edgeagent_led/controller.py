@@ -9,16 +9,60 @@ from collections.abc import Callable
 from dataclasses import replace
 from typing import Annotated, Any, Literal
 
-from pydantic import Field
+from pydantic import BeforeValidator, Field
 
 from edgeagent.errors import ToolArgumentError
 from edgeagent.tools import tool
 from edgeagent_led.backends import LedBackend
-from edgeagent_led.strip import LedState, to_hex
+from edgeagent_led.strip import BLACK, LedState, to_hex
 
 BLINK_PERIOD_S = 0.5
 PULSE_STEP_S = 0.05
 PULSE_PERIOD_S = 1.0
+WHITE = "#ffffff"
+OFF_COLORS = frozenset({"off", "none", "black", "dark", "#000", "#000000"})
+"""Colours that mean "turn it off" to a person; for a pixel range they paint it black."""
+BRIGHTNESS_WORDS = {
+    "off": 0, "min": 1, "minimum": 1, "lowest": 1, "dimmest": 1,
+    "half": 50, "max": 100, "maximum": 100, "full": 100, "brightest": 100,
+}  # fmt: skip
+
+
+def brightness_word(value: Any) -> Any:
+    """``minimum`` -> 1, ``max`` -> 100, ``30%`` -> ``30``; the rest is left to the schema."""
+    if not isinstance(value, str):
+        return value
+    text = value.strip().lower().removesuffix("%").strip()
+    return BRIGHTNESS_WORDS.get(text, text)
+
+
+def lit(state: LedState, *, keep_pixels: bool) -> LedState:
+    """``state`` switched on so that it gives light: a strip whose pixels are all black
+    turns white (a person saying "on" expects light), a zero level becomes 100 %."""
+    if not keep_pixels and all(p == BLACK for p in state.pixels):
+        state = replace(state, pixels=(WHITE,) * len(state.pixels))
+    return replace(state, on=True, brightness=state.brightness or 100)
+
+
+def led_answer(result: dict[str, Any]) -> str:
+    """The ``led`` result as one sentence, e.g. The LED strip is now red at 30% brightness."""
+    if not result["on"]:
+        return "The LED strip is now off."
+    text = f"The LED strip is now {_looks(result)}"
+    return f"{text} (after a {result['effect']})." if "effect" in result else f"{text}."
+
+
+def led_state_answer(result: dict[str, Any]) -> str:
+    """The ``led_state`` result, e.g. The LED strip is on: red at 30% brightness."""
+    return f"The LED strip is on: {_looks(result)}." if result["on"] else "The LED strip is off."
+
+
+def _looks(result: dict[str, Any]) -> str:
+    level = f"{result['brightness']}% brightness"
+    if "color" in result:
+        return f"{result['color']} at {level}"
+    runs = ", ".join(run.replace(":", "") for run in result["pixels"])
+    return f"at {level} with pixels {runs}"
 
 
 class LedController:
@@ -39,32 +83,41 @@ class LedController:
         self._lock = threading.Lock()  # one change at a time, effects included
         self._closed = False
 
-    @tool(kind="act", timeout_s=10.0)
+    @tool(kind="act", timeout_s=10.0, answer=led_answer)
     def led(
         self,
         on: Annotated[bool | None, Field(description="on/off")] = None,
-        color: Annotated[str | None, Field(description="CSS name or #rrggbb")] = None,
-        brightness: Annotated[int | None, Field(ge=0, le=100, description="percent")] = None,
+        color: Annotated[
+            str | None, Field(description="CSS name or #rrggbb; 'off' turns it off")
+        ] = None,
+        brightness: Annotated[
+            int | None,
+            Field(ge=0, le=100, description="percent; 1 = dimmest, 0 = off"),
+            BeforeValidator(brightness_word),  # after Field, so the schema keeps 0-100
+        ] = None,
         first: Annotated[int | None, Field(ge=0, description="first pixel; default all")] = None,
         last: Annotated[int | None, Field(ge=0, description="last pixel")] = None,
         effect: Annotated[
             Literal["blink", "pulse"] | None, Field(description="brief animation")
         ] = None,
     ) -> dict[str, Any]:
-        """Set the LED strip (color: CSS name or #rrggbb); give only what changes."""
+        """Set the LED strip (color: CSS name, #rrggbb or off; brightness 1 = dimmest,
+        0 = off); give only what changes."""
+        if color is None and (first is not None or last is not None):
+            raise ToolArgumentError("first/last select pixels for a color; give color too")
+        whole = first is None and last is None
+        dark = color is not None and color.strip().lower() in OFF_COLORS
         with self._lock:
             state = self.backend.read()
-            if color is not None:
+            if color is not None and not (dark and whole):
                 lo, hi = self._range(first, last)
-                state = state.with_color(to_hex(color), lo, hi)
-            elif first is not None or last is not None:
-                raise ToolArgumentError("first/last select pixels for a color; give color too")
-            if brightness is not None:
+                state = state.with_color(BLACK if dark else to_hex(color), lo, hi)
+            if brightness:  # 0 means off: the level is kept for the next "on"
                 state = replace(state, brightness=brightness)
-            if on is not None:
-                state = replace(state, on=on)
-            elif color is not None or (brightness or 0) > 0:
-                state = replace(state, on=True)  # "make it red" means light it up
+            if (dark and whole) or brightness == 0 or on is False:
+                state = replace(state, on=False)
+            elif on or color is not None or brightness:
+                state = lit(state, keep_pixels=color is not None)
             if effect is not None:
                 self._effect(effect, state)
             self.backend.write(state)
@@ -73,7 +126,7 @@ class LedController:
                 result["effect"] = f"{effect} for {self.effect_s:g} s"
             return result
 
-    @tool(kind="read")
+    @tool(kind="read", answer=led_state_answer)
     def led_state(self) -> dict[str, Any]:
         """Read the LED strip (on, color, brightness)."""
         with self._lock:

@@ -73,7 +73,7 @@ class LedState:
             return [(0, 0, 0)] * len(self.pixels)
         scale = self.brightness / 100 * max_brightness / 255
         return [
-            (round(r * scale), round(g * scale), round(b * scale))
+            (_dim(r, scale), _dim(g, scale), _dim(b, scale))
             for r, g, b in (hex_to_rgb(p) for p in self.pixels)
         ]
 
@@ -88,6 +88,14 @@ class LedState:
                 f"{a}-{b}: {name_of(c)}" if a != b else f"{a}: {name_of(c)}" for a, b, c in runs
             ]
         return out
+
+
+def _dim(channel: int, scale: float) -> int:
+    """A lit channel stays lit at any level above 0: brightness 1 is the dimmest light,
+    not darkness (rounding would turn a dim colour at 1 % off)."""
+    if channel == 0 or scale <= 0:
+        return 0
+    return max(1, round(channel * scale))
 
 
 def _runs(pixels: Sequence[str]) -> list[tuple[int, int, str]]:

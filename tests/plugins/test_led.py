@@ -180,6 +180,132 @@ def test_pulse_varies_brightness_then_restores_it(mock_led: Any) -> None:
     assert backend.history[-1].brightness == 80
 
 
+@pytest.mark.parametrize("word", ["off", "OFF", "black", "none", "dark", "#000000"])
+def test_off_colors_turn_the_strip_off_and_keep_its_colors(mock_led: Any, word: str) -> None:
+    backend, executor, _ = mock_led
+    run_tool(executor, "led", color="red", brightness=30)
+    assert run_tool(executor, "led", color=word)["result"] == {
+        "on": False,
+        "brightness": 30,
+        "color": "red",
+    }
+    assert backend.state.rendered() == [BLACK] * 8
+    run_tool(executor, "led", on=True)  # "turn it back on" brings the red back
+    assert backend.state.rendered()[0] == (round(255 * 0.3), 0, 0)
+
+
+def test_black_on_a_pixel_range_darkens_only_those_pixels(mock_led: Any) -> None:
+    backend, executor, _ = mock_led
+    run_tool(executor, "led", color="blue")
+    result = run_tool(executor, "led", color="off", first=0, last=3)["result"]
+    assert result == {"on": True, "brightness": 100, "pixels": ["0-3: black", "4-7: blue"]}
+    assert backend.state.rendered() == [BLACK] * 4 + [BLUE] * 4
+
+
+@pytest.mark.parametrize("arguments", [{"brightness": 0}, {"brightness": 0, "on": True}])
+def test_brightness_zero_is_off_and_the_level_is_kept(
+    mock_led: Any, arguments: dict[str, Any]
+) -> None:
+    backend, executor, _ = mock_led
+    run_tool(executor, "led", color="lime", brightness=40)
+    assert run_tool(executor, "led", **arguments)["result"] == {
+        "on": False,
+        "brightness": 40,
+        "color": "lime",
+    }
+    assert backend.state.rendered() == [BLACK] * 8
+    assert run_tool(executor, "led", on=True)["result"]["brightness"] == 40
+
+
+def test_brightness_one_is_the_dimmest_light_not_darkness(mock_led: Any) -> None:
+    backend, executor, _ = mock_led
+    run_tool(executor, "led", color="#200000", first=0, last=0)
+    result = run_tool(executor, "led", color="navy", first=1, last=7, brightness=1)["result"]
+    assert result["on"] is True and result["brightness"] == 1
+    # 32 x 1 % and 128 x 1 % round to 0; the dimmest level still lights every pixel.
+    assert backend.state.rendered() == [(1, 0, 0)] + [(0, 0, 1)] * 7
+    assert backend.state.rendered(max_brightness=40)[0] == (1, 0, 0)
+
+
+@pytest.mark.parametrize(
+    ("word", "level"), [("minimum", 1), ("min", 1), ("MAX", 100), ("30%", 30), ("half", 50)]
+)
+def test_brightness_words_people_use(mock_led: Any, word: str, level: int) -> None:
+    backend, executor, _ = mock_led
+    assert run_tool(executor, "led", color="red", brightness=word)["result"]["brightness"] == level
+    assert backend.state.brightness == level
+
+
+@pytest.mark.parametrize("arguments", [{"on": True}, {"brightness": 30}])
+def test_turning_on_a_dark_strip_gives_white_light(
+    mock_led: Any, arguments: dict[str, Any]
+) -> None:
+    backend, executor, _ = mock_led
+    assert backend.state.pixels == ("#000000",) * 8  # a fresh strip: every pixel black
+    result = run_tool(executor, "led", **arguments)["result"]
+    assert result == {"on": True, "brightness": arguments.get("brightness", 100), "color": "white"}
+    assert all(pixel != BLACK for pixel in backend.state.rendered())
+
+
+def test_on_lights_a_strip_left_at_zero_brightness(mock_led: Any) -> None:
+    backend, executor, _ = mock_led
+    backend.state = LedState(False, 0, ("#ff0000",) * 8)  # e.g. set so on the dashboard
+    assert run_tool(executor, "led", on=True)["result"] == {
+        "on": True,
+        "brightness": 100,
+        "color": "red",
+    }
+
+
+def test_ws281x_keeps_the_dimmest_level_lit(fake_ws281x: Any) -> None:
+    options = LedOptions(backend="real", driver="ws281x", count=2, max_brightness=40)
+    led = open_backend(options, simulator_url="http://unused")
+    (strip,) = fake_ws281x.strips
+    led.write(LedState(on=True, brightness=1, pixels=("#ff0000",) * 2))
+    assert strip.shown[-1][0] == 1  # 1 % of 40 rounds to 0: still the lowest lit level
+    led.write(LedState(on=False, brightness=1, pixels=("#ff0000",) * 2))
+    assert strip.shown[-1][0] == 0
+
+
+def test_led_schema_and_description() -> None:
+    controller = LedController(backend=MockLed(count=8), count=8)
+    led = make_tool(controller.led)
+    assert led.description == (
+        "Set the LED strip (color: CSS name, #rrggbb or off; brightness 1 = dimmest, 0 = off); "
+        "give only what changes."
+    )
+    assert led.parameters["properties"]["brightness"] == {
+        "maximum": 100,
+        "minimum": 0,
+        "type": "integer",
+        "description": "percent; 1 = dimmest, 0 = off",
+    }
+    assert led.parameters["properties"]["color"] == {
+        "type": "string",
+        "description": "CSS name or #rrggbb; 'off' turns it off",
+    }
+
+
+def test_answers_say_what_the_strip_shows(mock_led: Any) -> None:
+    backend, _, _ = mock_led
+    controller = LedController(backend=backend, count=8, effect_s=0.1, sleep=lambda _: None)
+    led, state = make_tool(controller.led), make_tool(controller.led_state)
+    assert led.answer is not None and state.answer is not None
+    assert state.answer(controller.led_state()) == "The LED strip is off."
+    red = controller.led(color="red", brightness=30)
+    assert led.answer(red) == "The LED strip is now red at 30% brightness."
+    assert state.answer(controller.led_state()) == "The LED strip is on: red at 30% brightness."
+    mixed = controller.led(color="blue", first=4)
+    assert led.answer(mixed) == (
+        "The LED strip is now at 30% brightness with pixels 0-3 red, 4 blue, 5-7 red."
+    )
+    custom = controller.led(color="#123456", effect="blink")
+    assert led.answer(custom) == (
+        "The LED strip is now #123456 at 30% brightness (after a blink for 0.1 s)."
+    )
+    assert led.answer(controller.led(color="off")) == "The LED strip is now off."
+
+
 def test_plugin_registers_both_tools_and_goes_dark_on_close() -> None:
     config = Config(
         plugins={"led": {"backend": "mock", "count": 3}}, tools=ToolsConfig(wrapped_dir=None)

@@ -51,6 +51,8 @@ class Ws281xLed:
         if self._strip is None:
             raise HardwareError("the LED strip is closed")
         level = round(state.brightness / 100 * self._max_brightness) if state.on else 0
+        if state.on and state.brightness > 0:
+            level = max(1, level)  # 1 % is the dimmest light, never darkness
         self._strip.setBrightness(level)
         for i, (r, g, b) in enumerate(LedState(True, 100, state.pixels).rendered()):
             self._strip.setPixelColor(i, self._color(r, g, b))
