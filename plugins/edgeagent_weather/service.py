@@ -7,6 +7,7 @@ one retry on a transport error or a 5xx answer. Answers are cached per instance 
 
 from __future__ import annotations
 
+import datetime as dt
 import time
 from collections import OrderedDict
 from collections.abc import Callable
@@ -14,12 +15,12 @@ from dataclasses import replace
 from typing import Annotated, Any, Literal
 
 import httpx
-from pydantic import Field
+from pydantic import BeforeValidator, Field
 
 from edgeagent.errors import ToolError
 from edgeagent.tools import Tool, make_tool, tool
+from edgeagent_weather.days import MAX_DAY, WEEKDAYS, days_ahead
 
-MAX_DAY = 15  # Open-Meteo forecasts 16 days: today and 15 more
 CACHE_ENTRIES = 128
 DAILY = (
     "weather_code,temperature_2m_max,temperature_2m_min,"
@@ -45,6 +46,54 @@ WMO_CODES: dict[int, str] = {
     85: "slight snow showers", 86: "heavy snow showers",
     95: "thunderstorm", 96: "thunderstorm with slight hail", 99: "thunderstorm with heavy hail",
 }  # fmt: skip
+
+
+def _day_as_text(value: Any) -> Any:
+    """A whole number of days (``2``) is still accepted: the schema shows one type."""
+    if isinstance(value, int) and not isinstance(value, bool):
+        return str(value)
+    return value
+
+
+def _weekday_name(iso_date: str) -> str | None:
+    try:
+        return WEEKDAYS[dt.date.fromisoformat(iso_date).weekday()].capitalize()
+    except ValueError:
+        return None
+
+
+def weather_answer(result: dict[str, Any]) -> str:
+    """One sentence from the fields present, for example:
+
+    Berlin, Germany on Tuesday 2026-11-24: slight rain, 6.0–14.0 °C, 40 % chance of
+    precipitation (1.5 mm), wind up to 12.0 km/h.
+    """
+    when = " ".join(str(result[k]) for k in ("weekday", "date") if result.get(k))
+    facts = [result["description"]] if result.get("description") else []
+    facts += [_temperatures(result.get("temp_min"), result.get("temp_max"))]
+    chance, amount = result.get("precipitation_probability"), result.get("precipitation")
+    if chance:
+        facts.append(f"{chance} chance of precipitation" + (f" ({amount})" if amount else ""))
+    elif amount:
+        facts.append(f"{amount} of precipitation")
+    if result.get("wind_max"):
+        facts.append(f"wind up to {result['wind_max']}")
+    text = ", ".join(f for f in facts if f)
+    head = f"{result.get('place') or 'The forecast'}{f' on {when}' if when else ''}"
+    return f"{head}: {text}." if text else f"{head}: no forecast values."
+
+
+def _temperatures(low: str | None, high: str | None) -> str:
+    """``6.0 °C`` and ``14.0 °C`` -> ``6.0–14.0 °C``."""
+    if low and high:
+        low_value, _, low_unit = low.partition(" ")
+        high_value, _, high_unit = high.partition(" ")
+        if low_unit == high_unit:
+            return f"{low_value}–{high_value} {high_unit}".strip()
+        return f"{low}–{high}"
+    if high:
+        return f"up to {high}"
+    return f"at least {low}" if low else ""
 
 
 class WeatherUnavailableError(ToolError, ConnectionError):
@@ -90,6 +139,7 @@ class OpenMeteo:
         timeout_s: float = 5.0,
         cache_ttl_s: float = 600.0,
         clock: Callable[[], float] = time.monotonic,
+        today: Callable[[], dt.date] = dt.date.today,
         client: httpx.Client | None = None,
     ) -> None:
         self.units = units
@@ -97,6 +147,7 @@ class OpenMeteo:
         self.forecast_url = forecast_url.rstrip("/")
         self.timeout_s = timeout_s
         self.cache = TTLCache(ttl_s=cache_ttl_s, clock=clock)
+        self.today = today
         self.client = client or httpx.Client(
             timeout=timeout_s, headers={"User-Agent": "edgeagent-weather"}
         )
@@ -108,24 +159,30 @@ class OpenMeteo:
         # Two requests, each possibly retried once, must fit in the executor's timeout.
         return replace(make_tool(self.weather, plugin="weather"), timeout_s=4 * self.timeout_s + 1)
 
-    @tool(name="weather")
+    @tool(name="weather", answer=weather_answer)
     def weather(
         self,
         location: Annotated[str, Field(min_length=1, max_length=100, description="place name")],
-        day: Annotated[int, Field(ge=0, le=MAX_DAY, description="0=today")] = 0,
+        day: Annotated[
+            str,
+            BeforeValidator(_day_as_text),
+            Field(max_length=40, description="today, tomorrow, friday, in 3 days, 2026-11-24"),
+        ] = "today",
     ) -> dict[str, Any]:
-        """Daily weather forecast for a place; day 0 = today."""
-        if not 0 <= day <= MAX_DAY:
-            raise ToolError(f"day must be 0-{MAX_DAY} (0 = today), got {day}")
+        """Daily weather forecast for a place; day: today, tomorrow, friday, in 3 days or
+        YYYY-MM-DD."""
+        today = self.today()
+        offset = days_ahead(day, today)
+        date = today + dt.timedelta(days=offset)
         name = location.strip()
         if not name:
             raise ToolError("location is empty; give a place name such as 'Berlin'")
-        key = ("forecast", name.lower(), day, self.units)
+        key = ("forecast", name.lower(), date, self.units)
         cached = self.cache.get(key)
         if cached is not None:
             return dict(cached)
         place = self.geocode(name)
-        summary = self.forecast(place, day)
+        summary = self.forecast(place, date, offset)
         self.cache.put(key, summary)
         return dict(summary)
 
@@ -147,37 +204,46 @@ class OpenMeteo:
         self.cache.put(key, place)
         return place
 
-    def forecast(self, place: dict[str, Any], day: int) -> dict[str, Any]:
+    def forecast(self, place: dict[str, Any], date: dt.date, offset: int) -> dict[str, Any]:
+        """The forecast for ``date``, ``offset`` days after the device's today.
+
+        The service counts days in the place's time zone, which may be a day off the
+        device's: one extra day is asked for, and the row is picked by its date.
+        """
         params: dict[str, Any] = {
             "latitude": place["latitude"],
             "longitude": place["longitude"],
             "daily": DAILY,
             "timezone": "auto",
-            "forecast_days": day + 1,
+            "forecast_days": min(offset + 2, MAX_DAY + 1),
         }
         if self.units == "imperial":
             params.update(IMPERIAL)
         data = self._get(f"{self.forecast_url}/v1/forecast", params)
         daily: dict[str, list[Any]] = data.get("daily") or {}
         units: dict[str, str] = data.get("daily_units") or {}
-        dates = daily.get("time") or []
-        if len(dates) <= day:
+        dates = [str(d) for d in daily.get("time") or []]
+        row = dates.index(date.isoformat()) if date.isoformat() in dates else offset
+        if len(dates) <= row:
             raise WeatherUnavailableError(
-                f"the weather service returned {len(dates)} days, not day {day}; try a nearer day"
+                f"the weather service returned {len(dates)} days, none for "
+                f"{date.isoformat()}; try a nearer day"
             )
 
         def value(field: str) -> str | None:
             series = daily.get(field) or []
-            got = series[day] if day < len(series) else None
+            got = series[row] if row < len(series) else None
             return None if got is None else f"{got} {units.get(field, '')}".strip()
 
-        code = (daily.get("weather_code") or [None] * (day + 1))[day]
+        codes = daily.get("weather_code") or []
+        code = codes[row] if row < len(codes) else None
         where = ", ".join(
             str(p) for p in (place.get("name"), place.get("admin1"), place.get("country")) if p
         )
         return {
             "place": where,
-            "date": dates[day],
+            "date": dates[row],
+            "weekday": _weekday_name(dates[row]),
             "description": WMO_CODES.get(code, f"weather code {code}")
             if code is not None
             else None,

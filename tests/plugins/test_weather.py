@@ -162,6 +162,7 @@ class Clock:
 
 def service(fake: FakeOpenMeteo, **kwargs: Any) -> OpenMeteo:
     kwargs.setdefault("timeout_s", 2.0)
+    kwargs.setdefault("today", lambda: START)  # the device's clock, on the fake's first day
     return OpenMeteo(geocoding_url=fake.url, forecast_url=fake.url, **kwargs)
 
 
@@ -174,9 +175,10 @@ def free_port() -> int:
 
 def test_metric_forecast_summary(server: FakeOpenMeteo) -> None:
     weather = service(server)
-    assert weather.weather("Berlin", 2) == {
+    assert weather.weather("Berlin", "day after tomorrow") == {
         "place": "Berlin, Land Berlin, Germany",
         "date": "2025-06-03",
+        "weekday": "Tuesday",
         "description": "slight rain",
         "temp_min": "12.0 °C",
         "temp_max": "22.0 °C",
@@ -196,9 +198,40 @@ def test_metric_forecast_summary(server: FakeOpenMeteo) -> None:
         "daily": "weather_code,temperature_2m_max,temperature_2m_min,"
         "precipitation_probability_max,precipitation_sum,wind_speed_10m_max",
         "timezone": "auto",
-        "forecast_days": "3",
+        "forecast_days": "4",  # one more than needed: the place may be a day behind
     }
     weather.close()
+
+
+@pytest.mark.parametrize(
+    ("day", "date"),
+    [
+        ("today", "2025-06-01"),
+        ("Tomorrow", "2025-06-02"),
+        ("friday", "2025-06-06"),  # 2025-06-01 is a Sunday
+        ("sunday", "2025-06-01"),
+        ("in three days", "2025-06-04"),
+        ("+2", "2025-06-03"),
+        (5, "2025-06-06"),
+        ("2025-06-10", "2025-06-10"),
+    ],
+)
+def test_day_is_read_from_the_device_clock(
+    server: FakeOpenMeteo, day: str | int, date: str
+) -> None:
+    executor = ToolExecutor(ToolRegistry([service(server).as_tool()]))
+    result = asyncio.run(executor.execute(ToolCall("weather", {"location": "Berlin", "day": day})))
+    assert result.ok, result.error
+    assert result.result["date"] == date
+    assert result.result["weekday"] == dt.date.fromisoformat(date).strftime("%A")
+
+
+def test_the_row_is_picked_by_date_when_the_place_is_a_day_behind(server: FakeOpenMeteo) -> None:
+    # The device's clock is already on 2 June; the place's forecast still starts on 1 June.
+    weather = service(server, today=lambda: START + dt.timedelta(days=1))
+    assert weather.weather("Berlin", "today")["date"] == "2025-06-02"
+    assert server.requests[-1][1]["forecast_days"] == "2"
+    assert weather.weather("Berlin", "tomorrow")["date"] == "2025-06-03"
 
 
 def test_imperial_units_are_requested_and_reported(server: FakeOpenMeteo) -> None:
@@ -215,7 +248,8 @@ def test_imperial_units_are_requested_and_reported(server: FakeOpenMeteo) -> Non
 
 
 def test_missing_values_are_none_not_a_crash(server: FakeOpenMeteo) -> None:
-    result = service(server).weather("Berlin", 15)
+    result = service(server).weather("Berlin", "15")
+    assert server.requests[-1][1]["forecast_days"] == "16"  # the service's limit
     assert result["date"] == "2025-06-16"
     assert result["precipitation_probability"] is None
     assert result["description"] == "thunderstorm"
@@ -224,16 +258,16 @@ def test_missing_values_are_none_not_a_crash(server: FakeOpenMeteo) -> None:
 def test_answers_are_cached_per_instance_until_the_ttl_passes(server: FakeOpenMeteo) -> None:
     clock = Clock()
     weather = service(server, cache_ttl_s=60, clock=clock)
-    first = weather.weather("Berlin", 1)
-    assert weather.weather(" berlin ", 1) == first
+    first = weather.weather("Berlin", "tomorrow")
+    assert weather.weather(" berlin ", 1) == first  # the same day, said another way
     assert len(server.requests) == 2  # one geocoding, one forecast
-    weather.weather("Berlin", 4)  # another day: the place is cached, the forecast is not
+    weather.weather("Berlin", "in 4 days")  # another day: the place is cached, not the forecast
     assert [p for p, _ in server.requests] == ["/v1/search", "/v1/forecast", "/v1/forecast"]
     clock.now += 61
-    weather.weather("Berlin", 1)
+    weather.weather("Berlin", "tomorrow")
     assert len(server.requests) == 5
     other = service(server, cache_ttl_s=60, clock=clock)  # no shared, global cache
-    other.weather("Berlin", 1)
+    other.weather("Berlin", "tomorrow")
     assert len(server.requests) == 7
 
 
@@ -284,15 +318,68 @@ def test_unreachable_service_names_its_url() -> None:
     assert "ConnectError" in message
 
 
-def test_day_out_of_range_is_refused_before_any_request(server: FakeOpenMeteo) -> None:
+def test_days_out_of_range_or_unknown_are_refused_before_any_request(
+    server: FakeOpenMeteo,
+) -> None:
     tool = service(server).as_tool()
     executor = ToolExecutor(ToolRegistry([tool]))
-    result = asyncio.run(executor.execute(ToolCall("weather", {"location": "Berlin", "day": 16})))
-    assert not result.ok
-    assert result.error == "invalid arguments for 'weather': day must be 0-15, got 16"
-    with pytest.raises(ToolError, match="day must be 0-15"):
+
+    def error(day: Any) -> str:
+        result = asyncio.run(executor.execute(ToolCall("weather", {"location": "B", "day": day})))
+        assert not result.ok and result.error is not None
+        return result.error
+
+    ahead = "is 16 days ahead; forecasts reach 15 days ahead (until 2025-06-16)"
+    assert f"day '16' {ahead}" in error(16)
+    assert "day 'in 3 weeks' is 21 days ahead" in error("in 3 weeks")
+    assert "day 'someday' is not understood; use 'today', 'tomorrow'" in error("someday")
+    assert "day '2025-05-31' is 1 day in the past" in error("2025-05-31")
+    with pytest.raises(ToolError, match="1 day in the past"):
         tool.func(location="Berlin", day=-1)
     assert server.requests == []
+
+
+def test_schema_says_day_is_words(server: FakeOpenMeteo) -> None:
+    tool = service(server).as_tool()
+    assert tool.description == (
+        "Daily weather forecast for a place; day: today, tomorrow, friday, in 3 days or YYYY-MM-DD."
+    )
+    assert tool.parameters == {
+        "properties": {
+            "location": {
+                "description": "place name",
+                "maxLength": 100,
+                "minLength": 1,
+                "type": "string",
+            },
+            "day": {
+                "default": "today",
+                "description": "today, tomorrow, friday, in 3 days, 2026-11-24",
+                "maxLength": 40,
+                "type": "string",
+            },
+        },
+        "required": ["location"],
+        "type": "object",
+    }
+
+
+def test_answer_states_the_fields_of_the_result(server: FakeOpenMeteo) -> None:
+    weather = service(server)
+    tool = weather.as_tool()
+    assert tool.answer is not None
+    assert tool.answer(weather.weather("Berlin", "day after tomorrow")) == (
+        "Berlin, Land Berlin, Germany on Tuesday 2025-06-03: slight rain, 12.0–22.0 °C, "
+        "20 % chance of precipitation (2.0 mm), wind up to 13.0 km/h."
+    )
+    far = weather.weather("Berlin", 15)  # no precipitation probability that far ahead
+    assert tool.answer(far) == (
+        "Berlin, Land Berlin, Germany on Monday 2025-06-16: thunderstorm, 25.0–35.0 °C, "
+        "15.0 mm of precipitation, wind up to 13.0 km/h."
+    )
+    sparse = {"place": "Oslo", "date": "2025-06-01", "weekday": "Sunday", "temp_max": "9 °C"}
+    assert tool.answer(sparse) == "Oslo on Sunday 2025-06-01: up to 9 °C."
+    assert tool.answer({"place": "Oslo"}) == "Oslo: no forecast values."
 
 
 def test_plugin_hook_reads_its_options_and_closes_its_client(server: FakeOpenMeteo) -> None:
