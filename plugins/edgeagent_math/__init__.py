@@ -8,16 +8,22 @@ from pydantic import Field
 
 from edgeagent.tools import PluginContext, hookimpl, tool
 from edgeagent_math.evaluator import MAX_EXPRESSION_CHARS, evaluate, tidy
+from edgeagent_math.notation import bare
 
 
-@tool(name="math")
+def math_answer(result: dict[str, Any]) -> str:
+    """``{"expression": "12 * 7", "result": 84}`` -> ``12 * 7 = 84``."""
+    return f"{result['expression']} = {result['result']}"
+
+
+@tool(name="math", answer=math_answer)
 def calculate(
     expression: Annotated[
-        str, Field(max_length=MAX_EXPRESSION_CHARS, description="e.g. 'sqrt(2)*3'")
+        str, Field(max_length=MAX_EXPRESSION_CHARS, description="e.g. '2^10 + sqrt(2)*3'")
     ],
 ) -> dict[str, Any]:
-    """Evaluate arithmetic (+-*/ ** sqrt sin log pi ...)."""
-    return {"expression": expression, "result": tidy(evaluate(expression))}
+    """Evaluate arithmetic, e.g. 2^10, 5!, sin(30°), ln(2), 20% of 150, mean([1,2])."""
+    return {"expression": bare(expression), "result": tidy(evaluate(expression))}
 
 
 @hookimpl

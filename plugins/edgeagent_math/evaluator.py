@@ -1,7 +1,9 @@
 """Evaluate arithmetic from its syntax tree, node by whitelisted node; never ``eval``.
 
-Every limit is checked *before* the work it bounds: ``9**9**9`` is refused from the
-operands' magnitudes, not after a CPU-bound attempt to compute it.
+The text is first rewritten from everyday notation (``2^10``, ``5!``, ``sin(30°)``,
+``20% of 150``; :mod:`edgeagent_math.notation`), then parsed. Every limit is checked
+*before* the work it bounds: ``9**9**9`` is refused from the operands' magnitudes, not
+after a CPU-bound attempt to compute it.
 """
 
 from __future__ import annotations
@@ -9,10 +11,12 @@ from __future__ import annotations
 import ast
 import math
 import operator
+import statistics
 from collections.abc import Callable
 from typing import Any
 
 from edgeagent.errors import ToolArgumentError
+from edgeagent_math.notation import PERCENT, to_python
 
 Number = int | float
 
@@ -22,7 +26,7 @@ MAX_MAGNITUDE = 1e300
 MAX_FACTORIAL = 100
 MAX_ROUND_DIGITS = 15
 
-CONSTANTS: dict[str, float] = {"pi": math.pi, "e": math.e}
+CONSTANTS: dict[str, float] = {"pi": math.pi, "e": math.e, "tau": math.tau}
 
 
 def _round(x: Number, digits: Number = 0) -> Number:
@@ -52,14 +56,56 @@ def _minmax(pick: Callable[..., Number]) -> Callable[..., Number]:
     return choose
 
 
+def _mean(*args: Number) -> Number:
+    return math.fsum(args) / len(args)
+
+
+def _median(*args: Number) -> Number:
+    return statistics.median(args)
+
+
+def _sum(*args: Number) -> Number:
+    return sum(args) if all(isinstance(a, int) for a in args) else math.fsum(args)
+
+
+def _sind(x: Number) -> Number:
+    """Sine of degrees, exact at multiples of 90 (``sin(180°)`` is 0, not 1.2e-16)."""
+    turn = x % 360
+    if turn % 90 == 0:
+        return (0, 1, 0, -1)[int(turn // 90)]
+    return math.sin(math.radians(turn))
+
+
+def _cosd(x: Number) -> Number:
+    return _sind(x + 90)
+
+
+def _tand(x: Number) -> Number:
+    if x % 180 == 90:
+        raise MathError(f"tan({_short(x)}°) is undefined (the cosine is 0)")
+    return 0 if x % 180 == 0 else _sind(x) / _cosd(x)
+
+
+def _short(x: Number) -> str:
+    return f"{x:g}" if isinstance(x, float) else str(x)
+
+
 # name -> (function, fewest arguments, most arguments; None = any number)
 FUNCTIONS: dict[str, tuple[Callable[..., Number], int, int | None]] = {
     "sqrt": (math.sqrt, 1, 1),
     "sin": (math.sin, 1, 1),
     "cos": (math.cos, 1, 1),
     "tan": (math.tan, 1, 1),
+    "sind": (_sind, 1, 1),
+    "cosd": (_cosd, 1, 1),
+    "tand": (_tand, 1, 1),
+    "asin": (math.asin, 1, 1),
+    "acos": (math.acos, 1, 1),
+    "atan": (math.atan, 1, 1),
     "log": (_log, 1, 2),
+    "ln": (math.log, 1, 1),
     "log10": (math.log10, 1, 1),
+    "log2": (math.log2, 1, 1),
     "exp": (math.exp, 1, 1),
     "abs": (abs, 1, 1),
     "round": (_round, 1, 2),
@@ -67,12 +113,20 @@ FUNCTIONS: dict[str, tuple[Callable[..., Number], int, int | None]] = {
     "ceil": (math.ceil, 1, 1),
     "min": (_minmax(min), 1, None),
     "max": (_minmax(max), 1, None),
+    "sum": (_sum, 1, None),
+    "mean": (_mean, 1, None),
+    "avg": (_mean, 1, None),
+    "average": (_mean, 1, None),
+    "median": (_median, 1, None),
     "hypot": (math.hypot, 1, None),
     "degrees": (math.degrees, 1, 1),
     "radians": (math.radians, 1, 1),
     "factorial": (_factorial, 1, 1),
 }
-
+LIST_FUNCTIONS = frozenset({"min", "max", "sum", "mean", "avg", "average", "median", "hypot"})
+"""Functions that also take lists: ``mean([1, 2, 3])``, ``sum([1, 2], 3)``."""
+DEGREE_TRIG = {"sin": "sind", "cos": "cosd", "tan": "tand"}
+"""``sin(radians(x))`` (what ``sin(x°)`` becomes) is computed as ``sind(x)``: exact."""
 BINARY: dict[type[ast.operator], Callable[[Any, Any], Number]] = {
     ast.Add: operator.add,
     ast.Sub: operator.sub,
@@ -94,9 +148,17 @@ def evaluate(expression: str) -> Number:
             f"expression is {len(expression)} characters; the limit is {MAX_EXPRESSION_CHARS}"
         )
     try:
-        tree = ast.parse(expression.strip(), mode="eval")
+        python = to_python(expression, FUNCTIONS)
+    except ToolArgumentError as exc:
+        raise MathError(str(exc)) from None
+    try:
+        tree = ast.parse(python, mode="eval")
     except (SyntaxError, ValueError, RecursionError, MemoryError) as exc:
-        raise MathError(f"{expression!r} is not an arithmetic expression: {exc}") from None
+        reason = exc.msg if isinstance(exc, SyntaxError) else type(exc).__name__
+        raise MathError(
+            f"{expression!r} is not an arithmetic expression ({reason}); write it like "
+            f"'12 * 7', '2^10' or 'sqrt(2) / 3'"
+        ) from None
     if sum(1 for _ in ast.walk(tree)) > MAX_NODES:
         raise MathError(f"expression has too many parts (limit {MAX_NODES}); split it up")
     try:
@@ -105,7 +167,7 @@ def evaluate(expression: str) -> Number:
         raise MathError(f"{expression!r}: division by zero") from None
     except OverflowError:
         raise MathError(f"{expression!r}: the result is too large") from None
-    except (ValueError, TypeError) as exc:
+    except (ValueError, TypeError, statistics.StatisticsError) as exc:
         if isinstance(exc, MathError):
             raise
         raise MathError(f"{expression!r}: {exc}") from None
@@ -137,22 +199,46 @@ def _eval(node: ast.expr) -> Number:
         return _binary(node)
     if isinstance(node, ast.Call):
         return _call(node)
+    if isinstance(node, ast.List | ast.Tuple):
+        raise MathError(
+            f"a list of numbers only goes inside {', '.join(sorted(LIST_FUNCTIONS))}, "
+            f"e.g. mean([1, 2, 3])"
+        )
     raise MathError(
-        f"{type(node).__name__} is not supported; use numbers, + - * / // % **, "
-        f"parentheses and the functions {', '.join(FUNCTIONS)}"
+        f"{type(node).__name__} is not supported; use numbers, + - * / // % ^ (or **), n!, "
+        f"x% of y, parentheses and the functions {', '.join(FUNCTIONS)}"
     )
 
 
 def _binary(node: ast.BinOp) -> Number:
-    if isinstance(node.op, ast.BitXor):
-        raise MathError("'^' is not a power here; write x ** y")
+    percent = _percent_of(node.right)
+    if percent is not None and isinstance(node.op, ast.Add | ast.Sub):
+        # "150 + 20%" is 180, as on a calculator: the percent is of the left side.
+        left = _eval(node.left)
+        sign = 1 if isinstance(node.op, ast.Add) else -1
+        return _checked(left * (1 + sign * _eval(percent) / 100))
     left, right = _eval(node.left), _eval(node.right)
     if isinstance(node.op, ast.Pow):
         return _checked(_power(left, right))
     op = BINARY.get(type(node.op))
     if op is None:
-        raise MathError(f"operator {type(node.op).__name__} is not supported; use + - * / // % **")
+        raise MathError(
+            f"operator {type(node.op).__name__} is not supported; use + - * / // % ^ (or **)"
+        )
     return _checked(op(left, right))
+
+
+def _percent_of(node: ast.expr) -> ast.expr | None:
+    """The ``20`` of ``20%`` (which the notation wrote as ``percent(20)``)."""
+    if (
+        isinstance(node, ast.Call)
+        and isinstance(node.func, ast.Name)
+        and node.func.id == PERCENT
+        and len(node.args) == 1
+        and not node.keywords
+    ):
+        return node.args[0]
+    return None
 
 
 def _power(base: Number, exponent: Number) -> Number:
@@ -173,13 +259,21 @@ def _power(base: Number, exponent: Number) -> Number:
 
 
 def _call(node: ast.Call) -> Number:
+    percent = _percent_of(node)
+    if percent is not None:
+        return _checked(_eval(percent) / 100)
     if not isinstance(node.func, ast.Name) or node.func.id not in FUNCTIONS:
         shown = node.func.id if isinstance(node.func, ast.Name) else ast.unparse(node.func)
         raise MathError(f"unknown function {shown!r}; functions: {', '.join(FUNCTIONS)}")
+    name = node.func.id
     if node.keywords:
-        raise MathError(f"{node.func.id}() takes positional arguments only")
-    func, fewest, most = FUNCTIONS[node.func.id]
-    count = len(node.args)
+        raise MathError(f"{name}() takes positional arguments only")
+    degrees = _degrees_of(node) if name in DEGREE_TRIG else None
+    if degrees is not None:
+        name, node = DEGREE_TRIG[name], ast.Call(node.func, [degrees], [])
+    func, fewest, most = FUNCTIONS[name]
+    args = _arguments(name, node.args)
+    count = len(args)
     if count < fewest or (most is not None and count > most):
         wanted = (
             f"{fewest}"
@@ -188,9 +282,35 @@ def _call(node: ast.Call) -> Number:
             if most is None
             else f"{fewest}-{most}"
         )
-        raise MathError(f"{node.func.id}() takes {wanted} arguments, got {count}")
-    args = [_eval(arg) for arg in node.args]  # ast.Starred is not a number: refused there
+        raise MathError(f"{name}() takes {wanted} arguments, got {count}")
     return _checked(func(*args))
+
+
+def _arguments(name: str, nodes: list[ast.expr]) -> list[Number]:
+    """The values of a call's arguments; lists are spread for the list functions."""
+    args: list[Number] = []
+    for arg in nodes:  # ast.Starred is not a number: refused in _eval
+        if name in LIST_FUNCTIONS and isinstance(arg, ast.List | ast.Tuple):
+            args += [_eval(item) for item in arg.elts]
+        else:
+            args.append(_eval(arg))
+    return args
+
+
+def _degrees_of(node: ast.Call) -> ast.expr | None:
+    """The ``x`` of ``sin(radians(x))``, which is what ``sin(x°)`` becomes."""
+    if len(node.args) != 1 or node.keywords:
+        return None
+    inner = node.args[0]
+    if (
+        isinstance(inner, ast.Call)
+        and isinstance(inner.func, ast.Name)
+        and inner.func.id == "radians"
+        and len(inner.args) == 1
+        and not inner.keywords
+    ):
+        return inner.args[0]
+    return None
 
 
 def tidy(value: Number) -> Number:

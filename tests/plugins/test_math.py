@@ -1,4 +1,5 @@
-"""The ``math`` tool: arithmetic from the syntax tree, with limits checked before work."""
+"""The ``math`` tool: everyday notation rewritten, then arithmetic from the syntax tree,
+with limits checked before work."""
 
 from __future__ import annotations
 
@@ -8,7 +9,8 @@ import time
 
 import pytest
 from edgeagent_math import calculate
-from edgeagent_math.evaluator import MAX_EXPRESSION_CHARS, MathError, evaluate, tidy
+from edgeagent_math.evaluator import FUNCTIONS, MAX_EXPRESSION_CHARS, MathError, evaluate, tidy
+from edgeagent_math.notation import to_python
 
 from edgeagent.tools import make_tool
 from edgeagent.tools.executor import ToolCall, ToolExecutor
@@ -42,43 +44,145 @@ VALUES = [
     ("1e300", 1e300),
 ]
 
+# What people and small models write: (expression, value).
+EVERYDAY = [
+    ("2^10", 1024),
+    ("2 ^ 0.5", math.sqrt(2)),
+    ("-2^2", -4),
+    ("5!", 120),
+    ("(2 + 3)!", 120),
+    ("2^3!", 64),
+    ("-3!", -6),
+    ("factorial(5)", 120),
+    ("ln(e)", 1.0),
+    ("ln(1)", 0.0),
+    ("log(e)", 1.0),
+    ("log(8, 2)", 3.0),
+    ("log2(8)", 3.0),
+    ("log10(100)", 2.0),
+    ("sin(30°)", 0.5),
+    ("sin(30 deg)", 0.5),
+    ("sin(30 degrees)", 0.5),
+    ("sin 30°", 0.5),
+    ("cos(90°)", 0),  # exact, not 6.1e-17
+    ("cos(60 degree)", 0.5),
+    ("sin(180°)", 0),
+    ("tan(45°)", 1.0),
+    ("sind(30)", 0.5),
+    ("cosd(180)", -1),
+    ("tand(-45)", -1.0),
+    ("sin(radians(90))", 1),
+    ("degrees(asin(1))", 90.0),
+    ("12 × 7", 84),
+    ("12 ÷ 4", 3.0),
+    ("12 x 7", 84),
+    ("3x4", 12),
+    ("(1 + 2) x (3 + 4)", 21),
+    ("6 · 7", 42),
+    ("10 − 3", 7),
+    ("1,000 + 1", 1001),
+    ("1,234,567 * 2", 2469134),
+    ("1,234.5 * 2", 2469.0),
+    ("max(1,200,3)", 200),  # inside brackets a comma separates arguments
+    ("20% of 150", 30.0),
+    ("20 % of 150", 30.0),
+    ("15% of 80 + 1", 13.0),
+    ("150 + 20%", 180.0),  # as on a calculator
+    ("150 - 20%", 120.0),
+    ("50%", 0.5),
+    ("200 * 15%", 30.0),
+    ("7 % 4", 3),  # a remainder when a number follows
+    ("sum([1, 2, 3])", 6),
+    ("sum(1, 2, 3)", 6),
+    ("sum([0.1, 0.2])", 0.30000000000000004),
+    ("mean([1, 2, 3, 4])", 2.5),
+    ("avg(2, 4)", 3.0),
+    ("average([1, 2])", 1.5),
+    ("median([3, 1, 2])", 2),
+    ("median([1, 2, 3, 4])", 2.5),
+    ("min([4, 2, 8])", 2),
+    ("max([4, 2], 9)", 9),
+    ("abs(-7)", 7),
+    ("round(2.567, 2)", 2.57),
+    ("2pi", 2 * math.pi),
+    ("2(3 + 4)", 14),
+    ("(1 + 2)(3 + 4)", 21),
+    ("sqrt 16", 4.0),
+    ("√16", 4.0),
+    ("3²", 9),
+    ("π", math.pi),
+    ("12 times 7", 84),
+    ("10 divided by 4", 2.5),
+    ("3 multiplied by 4", 12),
+    ("2 to the power of 8", 256),
+    ("5 squared", 25),
+    ("2 cubed", 8),
+    ("8 plus 2 minus 1", 9),
+    ("10 mod 3", 1),
+    ("12 * 7 =", 84),
+    ("SQRT(16) + PI", 4 + math.pi),
+    ("0x1F", 31),
+]
+
+
+@pytest.mark.parametrize(("expression", "value"), EVERYDAY)
+def test_everyday_notation(expression: str, value: float) -> None:
+    assert tidy(evaluate(expression)) == tidy(value)
+
 
 @pytest.mark.parametrize(("expression", "value"), VALUES)
 def test_values(expression: str, value: float) -> None:
     assert evaluate(expression) == value
 
 
+NOT_UNDERSTOOD = "is not understood; use numbers, + - * / ^ % ( ), n!, 20% of 150"
 REFUSED = [
-    ("__import__('os')", "unknown function '__import__'"),
-    ("__import__('os').system('true')", "unknown function"),
-    ("(1).real", "Attribute is not supported"),
-    ("[1, 2]", "List is not supported"),
-    ("'a' * 3", "'a' is not a number"),
-    ("True + 1", "True is not a number"),
-    ("lambda: 1", "Lambda is not supported"),
-    ("x + 1", "unknown name 'x'"),
-    ("1 if 1 else 2", "IfExp is not supported"),
-    ("1 < 2", "Compare is not supported"),
-    ("2 ^ 3", "write x ** y"),
-    ("1 << 10", "LShift is not supported"),
-    ("sin(x=1)", "positional arguments only"),
+    ("__import__('os')", f'"\'" in "__import__(\'os\')" {NOT_UNDERSTOOD}'),
+    ("__import__('os').system('true')", NOT_UNDERSTOOD),
+    ("open(1)", f"'open' in 'open(1)' {NOT_UNDERSTOOD}"),
+    ("(1).real", f"'real' in '(1).real' {NOT_UNDERSTOOD}"),
+    ("(1).e", "Attribute is not supported"),
+    ("[1, 2]", "a list of numbers only goes inside average, avg, hypot, max, mean"),
+    ("1, 2", "a list of numbers only goes inside"),
+    ("sum([1, [2]])", "a list of numbers only goes inside"),
+    ("'a' * 3", f'"\'" in "\'a\' * 3" {NOT_UNDERSTOOD}'),
+    ("True + 1", f"'true' in 'True + 1' {NOT_UNDERSTOOD}"),
+    ("lambda: 1", f"':' in 'lambda: 1' {NOT_UNDERSTOOD}"),
+    ("x + 1", f"'x' in 'x + 1' {NOT_UNDERSTOOD}"),
+    ("2 apples", f"'apples' in '2 apples' {NOT_UNDERSTOOD}"),
+    ("what is 2 + 2", f"'what' in 'what is 2 + 2' {NOT_UNDERSTOOD}"),
+    ("1 if 1 else 2", f"'if' in '1 if 1 else 2' {NOT_UNDERSTOOD}"),
+    ("1 < 2", f"'<' in '1 < 2' {NOT_UNDERSTOOD}"),
+    ("1 << 10", f"'<' in '1 << 10' {NOT_UNDERSTOOD}"),
+    ("1 & 2", f"'&' in '1 & 2' {NOT_UNDERSTOOD}"),
+    ("sin(x=1)", f"'=' in 'sin(x=1)' {NOT_UNDERSTOOD}"),
     ("sqrt(1, 2)", "takes 1 arguments, got 2"),
     ("max()", "1 or more arguments"),
+    ("mean([])", "mean() takes 1 or more arguments, got 0"),
     ("max(*[1])", "Starred is not supported"),
     ("1 / 0", "division by zero"),
     ("5 % 0", "division by zero"),
     ("0 ** -1", "division by zero"),
+    ("0^-1", "division by zero"),
+    ("tan(90°)", "tan(90°) is undefined"),
     ("sqrt(-1)", "math domain error"),
+    ("ln(0)", "math domain error"),
     ("(-8) ** 0.5", "not a real number"),
     ("exp(1000)", "too large"),
     ("1e999", "not a finite number"),
     ("10 ** 299 * 100", "exceeds the limit"),
     ("factorial(101)", "0..100"),
+    ("101!", "0..100, got 101"),
+    ("9!!", "0..100, got 362880"),
     ("factorial(2.5)", "whole number"),
+    ("2.5!", "whole number"),
     ("round(1, 1000)", "-15..15"),
-    ("1 +", "not an arithmetic expression"),
+    ("1 +", "is not an arithmetic expression (invalid syntax); write it like '12 * 7'"),
+    ("2 ^^ 3", "is not an arithmetic expression"),
+    ("", "is not an arithmetic expression"),
     ("1" * (MAX_EXPRESSION_CHARS + 1), "limit is 300"),
     ("+".join(["1"] * 100), "too many parts"),
+    ("+".join(["1!"] * 40), "too many parts"),  # the rewrite's nodes count too
 ]
 
 
@@ -90,7 +194,8 @@ def test_refused_with_a_reason(expression: str, reason: str) -> None:
 
 
 @pytest.mark.parametrize(
-    "expression", ["9**9**9", "2 ** 10 ** 10", "10.0 ** 400", "(-3) ** 9999999"]
+    "expression",
+    ["9**9**9", "9^9^9", "2 ** 10 ** 10", "10.0 ** 400", "(-3) ** 9999999", "2^(50!)"],
 )
 def test_huge_powers_are_refused_at_once(expression: str) -> None:
     started = time.perf_counter()
@@ -99,9 +204,28 @@ def test_huge_powers_are_refused_at_once(expression: str) -> None:
     assert time.perf_counter() - started < 0.05
 
 
+def test_unknown_text_names_every_accepted_function() -> None:
+    with pytest.raises(MathError) as info:
+        evaluate("cube(3)")
+    message = str(info.value)
+    assert message.startswith("'cube' in 'cube(3)' is not understood")
+    assert all(name in message for name in FUNCTIONS)
+
+
+def test_the_rewrite_only_changes_notation() -> None:
+    assert to_python("2^10 + 5! - sin(30°)", FUNCTIONS) == (
+        "2 ** 10 + factorial ( 5 ) - sin ( radians ( 30 ) )"
+    )
+    assert to_python("20% of 1,500", FUNCTIONS) == "percent ( 20 ) * 1500"
+    assert to_python("max(1,000)", FUNCTIONS) == "max ( 1 , 000 )"
+    assert to_python("2 × 3 x 4 ÷ 6", FUNCTIONS) == "2 * 3 * 4 / 6"
+
+
 def test_tool_rounds_float_noise_and_shows_whole_numbers_as_ints() -> None:
     assert calculate("0.1 + 0.2") == {"expression": "0.1 + 0.2", "result": 0.3}
     assert calculate("sqrt(16)") == {"expression": "sqrt(16)", "result": 4}
+    assert calculate(" 20% of 150 ") == {"expression": "20% of 150", "result": 30}
+    assert calculate("sin(30°)") == {"expression": "sin(30°)", "result": 0.5}
     assert tidy(1 / 3) == 0.333333333333
     assert tidy(1e300) == 1e300
 
@@ -119,10 +243,33 @@ def test_through_the_executor_errors_are_results_the_model_reads() -> None:
 def test_schema_is_short_and_exact() -> None:
     t = make_tool(calculate)
     assert t.name == "math"
+    assert t.description == (
+        "Evaluate arithmetic, e.g. 2^10, 5!, sin(30°), ln(2), 20% of 150, mean([1,2])."
+    )
     assert t.parameters == {
         "properties": {
-            "expression": {"description": "e.g. 'sqrt(2)*3'", "maxLength": 300, "type": "string"}
+            "expression": {
+                "description": "e.g. '2^10 + sqrt(2)*3'",
+                "maxLength": 300,
+                "type": "string",
+            }
         },
         "required": ["expression"],
         "type": "object",
     }
+
+
+@pytest.mark.parametrize(
+    ("expression", "answer"),
+    [
+        ("12 * 7", "12 * 7 = 84"),
+        ("20% of 150", "20% of 150 = 30"),
+        ("1/3", "1/3 = 0.333333333333"),
+        ("2^0.5", "2^0.5 = 1.41421356237"),
+        (" 12*7 = ? ", "12*7 = 84"),
+    ],
+)
+def test_answer_is_the_expression_and_its_value(expression: str, answer: str) -> None:
+    t = make_tool(calculate)
+    assert t.answer is not None
+    assert t.answer(calculate(expression)) == answer
