@@ -23,6 +23,8 @@ from edgeagent_shell.policy import DEFAULT_ALLOW, ShellPolicy, resolve_roots
 from edgeagent_shell.runner import run_command
 
 ARGUMENTS_TOKEN = "{arguments}"
+ANSWER_CHARS = 600
+"""How much output the user's answer shows; the model's result holds all of it."""
 
 
 class ShellOptions(BaseModel):
@@ -52,6 +54,23 @@ def wrap_command(command_template: str, arguments: list[str]) -> dict[str, Any]:
     return {"command": command}
 
 
+def shell_answer(result: dict[str, Any]) -> str:
+    """The command's output, trimmed and cut at ``ANSWER_CHARS``; ``(no output)`` when
+    there is none; the exit code when it is not 0."""
+    output = str(result.get("output", "")).strip()
+    notes: list[str] = []
+    if len(output) > ANSWER_CHARS:
+        notes.append(f"output cut at {ANSWER_CHARS} of {len(output)} characters")
+        output = output[:ANSWER_CHARS].rstrip() + " …"
+    if result.get("truncated"):
+        notes.append("the command was stopped at the output limit")
+    code = result.get("exit_code")
+    if code not in (0, None):
+        notes.append(f"exit code {code}")
+    text = output or "(no output)"
+    return f"{text}\n({'; '.join(notes)})" if notes else text
+
+
 class Shell:
     """Runs one checked command at a time for the model."""
 
@@ -60,7 +79,7 @@ class Shell:
         self.timeout_s = timeout_s
         self.max_output_bytes = max_output_bytes
 
-    @tool(name="shell", wrap=wrap_command)
+    @tool(name="shell", wrap=wrap_command, answer=shell_answer)
     def shell(
         self,
         command: Annotated[str, Field(description="e.g. 'ls -l' or 'df -h'")],

@@ -286,3 +286,25 @@ def test_plugin_hook_reads_options_and_rejects_a_missing_root(tree: Path) -> Non
             register=registered.append,
             context=PluginContext(name="shell", options={"allow": ["/bin/rm"]}),
         )
+
+
+def test_answer_is_the_commands_output(tree: Path) -> None:
+    shell = make_shell(tree)
+    assert shell.answer is not None
+    assert shell.answer(run(shell, "cat sub/b.txt")) == "beta"
+    assert shell.answer(run(shell, "cat")) == "(no output)"
+    assert shell.answer(run(shell, "cat missing.txt")) == (
+        "cat: missing.txt: No such file or directory\n(exit code 1)"
+    )
+    assert shell.answer(run(shell, "grep -c nothing-here a.txt")) == "0\n(exit code 1)"
+
+
+def test_answer_cuts_long_output_and_says_so(tree: Path) -> None:
+    shell = make_shell(tree)
+    assert shell.answer is not None
+    text = shell.answer(run(shell, "head -c 5000 big.txt"))
+    assert text == "x" * 600 + " …\n(output cut at 600 of 5000 characters)"
+    capped = shell.answer(run(make_shell(tree, max_output_bytes=1024), "cat big.txt"))
+    assert capped.endswith(
+        "(output cut at 600 of 1024 characters; the command was stopped at the output limit)"
+    )
