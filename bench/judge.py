@@ -1,0 +1,415 @@
+"""Judging one benchmark turn by its outcome, as a user would notice it.
+
+A turn record (written by bench/accuracy.py) holds the prompt and its expectation, the
+device state before and after the turn (read with the ``led_state``/``servo_state``
+tools), every tool call with its result, the final answer (or the error that ended the
+turn) and each raw generation. :func:`judge_turn` turns it into a :class:`Verdict`:
+
+* right outcome: the expectation of the turn's kind holds (see :func:`outcome_reasons`),
+  no device changed that the expectation does not name, the turn ended with an answer,
+  and ``answer_any`` (when given) appears in it,
+* tool selection: the first attempted call belongs to the kind's family (``none``: no
+  call at all),
+* lies (:func:`find_lies`) and echoes (:func:`find_echoes`),
+* a failure category for a wrong turn.
+"""
+
+from __future__ import annotations
+
+import datetime as dt
+import json
+import re
+import unicodedata
+from collections.abc import Iterable, Mapping, Sequence
+from dataclasses import dataclass, field
+from typing import Any
+
+from conversations import color_hex, resolve_day
+
+# Device words for claim (a): a sentence must be about the hardware to claim a change.
+_DEVICE = re.compile(
+    r"\b(leds?|lights?|lamps?|strip|servo|arm|colou?rs?|brightness|angle|degrees?)\b|°", re.I
+)
+_CLAIM = re.compile(
+    r"\b(is|are) now\b"
+    r"|\b(has|have) been (turned|set|moved|switched|changed|dimmed|brightened|rotated)\b"
+    r"|\bI(?:'ve| have)\s+(turned|set|moved|switched|changed|opened|closed|started|dimmed"
+    r"|rotated|pointed|made)\b"
+    r"|\bturned (on|off)\b|\bset to\b|\bmoved to\b|\brotated to\b|\bpointing\b"
+    r"|\bnow (on|off|red|green|blue|white|yellow|orange|purple|pink|cyan|magenta|dark|lit"
+    r"|brighter|dimmer|at)\b",
+    re.I,
+)
+_FIRST_PERSON = re.compile(r"\bI(?:'ve| have)\s", re.I)
+# Offers, promises, refusals and conditionals claim no device change ...
+_HEDGE = re.compile(
+    r"\b(not|cannot|can|unable|if|would|could|should|will|shall|please|let me|want"
+    r"|may|might|try|sorry)\b|n't\b",
+    re.I,
+)
+# ... but "it will rain" does state a weather value: only refusals hedge (b) and (c).
+_REFUSAL = re.compile(r"\b(not|cannot|unable|if|please|let me|check|sorry|without)\b|n't\b", re.I)
+_WEATHER_VALUE = re.compile(
+    r"\b(rain\w*|showers?|sunny|sunshine|cloud\w*|overcast|snow\w*|drizzle|thunder\w*"
+    r"|fog\w*|clear sk(y|ies))\b"
+    r"|-?\d+(\.\d+)?\s*(°\s*[CF]\b|degrees? (celsius|fahrenheit)\b)"
+    r"|\btemperatures?\b[^.]*?\d",
+    re.I,
+)
+_SYSTEM_TOPIC = re.compile(
+    r"\b(disk|disks|memory|storage|space|ram|filesystems?|free|used|available)\b", re.I
+)
+_SYSTEM_FIGURE = re.compile(
+    r"\d+(\.\d+)?\s*([kmgt]i?b)\b|\d+(\.\d+)?[KMGT]\b|\bbytes\b|\d+(\.\d+)?\s*%", re.I
+)
+_FAKE_RESULT = re.compile(r"<\s*/?\s*tool_response\s*>|[\"']result[\"']\s*:", re.I)
+_SENTENCE = re.compile(r"(?<=[.!?])\s+|\n+")
+_PLACEHOLDER = re.compile(r"\b(TOOL|ARG|VALUE)\b")
+_ISO_DATE = re.compile(r"\b\d{4}-\d{2}-\d{2}\b")
+_NUMBER = re.compile(r"(?<![\w.])-?\d+(?:\.\d+)?")
+_THOUSANDS = re.compile(r"(?<=\d),(?=\d{3}\b)")
+ECHO_MIN_CHARS = 25
+# Weather result fields that say which forecast it is, not what the weather will be.
+_NOT_MEASURED = frozenset(
+    {"place", "date", "weekday", "day", "location", "latitude", "longitude", "timezone"}
+)
+CATEGORIES = (
+    "error ended turn",
+    "called on a none turn",
+    "no call where one was needed",
+    "wrong tool",
+    "wrong outcome with right tool",
+    "lie",
+    "wrong answer text",
+    "echo",
+)
+
+
+@dataclass(frozen=True)
+class JudgeContext:
+    """What the judge knows about the variant's agent (stored with the results)."""
+
+    families: Mapping[str, str]
+    """Tool name -> family: led, servo, weather, shell, math (others: their own name)."""
+    act_tools: frozenset[str]
+    """Tools of kind ``act``: only these may back a claim that a device changed."""
+    instructions: str = ""
+    """What the model is told before the first prompt: the system prompt (with its call
+    instructions) and any primer turns."""
+
+
+@dataclass
+class Verdict:
+    right: bool
+    selected: bool
+    called: bool
+    reasons: list[str] = field(default_factory=list)
+    lies: list[str] = field(default_factory=list)
+    echoes: list[str] = field(default_factory=list)
+    category: str | None = None
+    tags: list[str] = field(default_factory=list)
+    """The failure category plus ``lie``/``echo`` when found (right turns can lie too)."""
+    parse_failures: int = 0
+    generations: int = 0
+
+
+# --- helpers ------------------------------------------------------------------------------
+
+
+def normalise(text: str) -> str:
+    """Casefolded, accents and extra whitespace removed."""
+    text = unicodedata.normalize("NFKD", text)
+    text = "".join(c for c in text if not unicodedata.combining(c))
+    return " ".join(text.casefold().split())
+
+
+def numbers_in(text: str) -> list[float]:
+    """The numbers written in ``text`` (ISO dates skipped, ``1,234`` read as 1234)."""
+    text = _THOUSANDS.sub("", _ISO_DATE.sub(" ", text))
+    return [float(n) for n in _NUMBER.findall(text)]
+
+
+def close_to(got: float, want: float) -> bool:
+    return abs(got - want) <= max(0.01, 1e-6 * abs(want))
+
+
+def _sentences(text: str) -> list[str]:
+    return [s for s in _SENTENCE.split(text) if s.strip()]
+
+
+def _ok_calls(calls: Iterable[Mapping[str, Any]]) -> list[Mapping[str, Any]]:
+    return [c for c in calls if c.get("ok")]
+
+
+def _family(name: str, context: JudgeContext) -> str:
+    return context.families.get(name, name)
+
+
+# --- lies and echoes ----------------------------------------------------------------------
+
+
+def find_lies(answer: str, calls: Sequence[Mapping[str, Any]], context: JudgeContext) -> list[str]:
+    """Claims in ``answer`` that no successful tool call of this turn backs.
+
+    (a) A device change ("is now", "has been set", "I've turned", "turned off", "set to",
+        "moved to", "pointing", "now red"...) in a sentence about the hardware (or in the
+        first person), while no ``act`` tool succeeded.
+    (b) A weather value (rain, sunny, cloud, snow, "14 °C", "temperature ... 14") with no
+        successful ``weather`` call. A bare "°" is not one: the servo speaks in degrees.
+    (c) Disk or memory figures ("3.2 GB", "512M", "bytes", "40%") in a sentence about
+        disk, memory, space or storage, with no successful shell-family call.
+    (d) A tool result the model wrote itself: ``<tool_response>`` or a ``"result":`` key.
+
+    Offers, promises and refusals are not lies: a sentence with not, can't, would,
+    could, will, if, please... claims no change for (a); one with not, can't, if,
+    please, check, sorry... states no value for (b) and (c) ("it will rain" does).
+    """
+    ok = _ok_calls(calls)
+    families = {_family(str(c["name"]), context) for c in ok}
+    acted = any(c["name"] in context.act_tools for c in ok)
+    lies: list[str] = []
+    for sentence in _sentences(answer):
+        claim = _CLAIM.search(sentence)
+        about_device = _DEVICE.search(sentence) or _FIRST_PERSON.search(sentence)
+        if claim and about_device and not acted and not _HEDGE.search(sentence):
+            lies.append(f"claims a device change ({claim.group(0)!r}) but no act tool succeeded")
+        if _REFUSAL.search(sentence):
+            continue
+        weather = _WEATHER_VALUE.search(sentence)
+        if weather and "weather" not in families:
+            lies.append(f"states weather ({weather.group(0)!r}) with no successful weather call")
+        figure = _SYSTEM_FIGURE.search(sentence)
+        if figure and _SYSTEM_TOPIC.search(sentence) and "shell" not in families:
+            lies.append(f"states a system figure ({figure.group(0)!r}) with no shell call")
+    fake = _FAKE_RESULT.search(answer)
+    if fake:
+        lies.append(f"writes a tool result itself ({fake.group(0)!r})")
+    return lies
+
+
+def instruction_fragments(instructions: str) -> list[str]:
+    """Lines and sentences of the instructions (system prompt, call instructions,
+    primer) of at least :data:`ECHO_MIN_CHARS` characters, normalised."""
+    fragments: set[str] = set()
+    for line in instructions.splitlines():
+        # Clauses: around colons ("name: description", "x: y") and after . ! ? ;
+        parts = {line, line.split(": ", 1)[-1], *re.split(r":\s+", line)}
+        for part in parts:
+            for piece in [part, *re.split(r"(?<=[.!?;])\s+", part)]:
+                text = normalise(piece).rstrip(".:;!?, ")
+                if len(text) >= ECHO_MIN_CHARS:
+                    fragments.add(text)
+    return sorted(fragments)
+
+
+def find_echoes(answer: str, prompt: str, fragments: Sequence[str]) -> list[str]:
+    """Instruction text repeated in ``answer``: a system-prompt fragment (see
+    :func:`instruction_fragments`), the call example's placeholders (TOOL, ARG, VALUE),
+    or the user's prompt word for word."""
+    found: list[str] = []
+    text = normalise(answer)
+    found += [f"repeats the system prompt: {f[:60]!r}" for f in fragments if f in text]
+    placeholder = _PLACEHOLDER.search(answer)
+    if placeholder:
+        found.append(f"writes the placeholder {placeholder.group(0)!r}")
+
+    def bare(s: str) -> str:
+        return re.sub(r"[^\w ]", "", normalise(s)).strip()
+
+    if text and bare(answer) == bare(prompt):
+        found.append("repeats the prompt")
+    return found
+
+
+# --- outcome ------------------------------------------------------------------------------
+
+
+def _changed(before: Mapping[str, Any], after: Mapping[str, Any]) -> dict[str, bool]:
+    servo_before = before.get("servo", {}).get("angle")
+    servo_after = after.get("servo", {}).get("angle")
+    moved = servo_before != servo_after and not (
+        isinstance(servo_before, (int, float))
+        and isinstance(servo_after, (int, float))
+        and abs(servo_before - servo_after) < 0.5
+    )
+    return {"led": before.get("led") != after.get("led"), "servo": moved}
+
+
+def _led_reasons(want: Mapping[str, Any], state: Mapping[str, Any]) -> list[str]:
+    reasons = []
+    if "on" in want and state.get("on") is not want["on"]:
+        reasons.append(f"led on={state.get('on')}, expected {want['on']}")
+    if "brightness" in want and state.get("brightness") != want["brightness"]:
+        reasons.append(f"led brightness={state.get('brightness')}, expected {want['brightness']}")
+    if "color" in want and want.get("on") is not False:
+        got = state.get("color")
+        if got is None:
+            pixels = state.get("pixels")
+            reasons.append(f"led is not one colour ({pixels}), expected {want['color']}")
+        elif color_hex(str(got)) != color_hex(str(want["color"])):
+            reasons.append(f"led color={got}, expected {want['color']}")
+    return reasons
+
+
+def _result_dict(call: Mapping[str, Any]) -> dict[str, Any]:
+    result = call.get("result")
+    return dict(result) if isinstance(result, Mapping) else {"value": result}
+
+
+def _weather_reasons(
+    want: Mapping[str, Any], calls: Sequence[Mapping[str, Any]], answer: str, today: dt.date
+) -> list[str]:
+    day = resolve_day(str(want["day"]), today).isoformat()
+    place = normalise(str(want["place"]))
+    weather = [c for c in _ok_calls(calls) if c["name"] == "weather"]
+    if not weather:
+        return ["no successful weather call"]
+    seen = []
+    for call in weather:
+        result = _result_dict(call)
+        dates = _ISO_DATE.findall(json.dumps(result.get("date", result), default=str))
+        where = str(result.get("place") or call.get("arguments", {}).get("location", ""))
+        seen.append(f"{where} {dates[:1]}")
+        if day in dates[:1] and place in normalise(where):
+            if _mentions_weather(answer, result):
+                return []
+            return [f"the answer mentions no value of the weather result for {day}"]
+    return [f"no weather result for {want['place']} on {day} (got {'; '.join(seen)})"]
+
+
+def _mentions_weather(answer: str, result: Mapping[str, Any]) -> bool:
+    """The answer holds a description word or a non-zero number of the result."""
+    text = normalise(answer)
+    wanted: list[float] = []
+    for key, value in result.items():
+        if key in _NOT_MEASURED:
+            continue
+        if isinstance(value, str) and not any(ch.isdigit() for ch in value):
+            if len(value) >= 3 and normalise(value) in text:
+                return True
+        elif isinstance(value, (str, int, float)) and not isinstance(value, bool):
+            wanted += [n for n in numbers_in(str(value)) if n != 0]
+    said = numbers_in(answer)
+    return any(abs(s - w) <= 0.5 for s in said for w in wanted)
+
+
+def _math_reasons(want: float, calls: Sequence[Mapping[str, Any]], answer: str) -> list[str]:
+    results = []
+    for call in _ok_calls(calls):
+        if call["name"] != "math":
+            continue
+        value = _result_dict(call).get("result", call.get("result"))
+        results += numbers_in(str(value))[:1]
+    if not any(close_to(r, want) for r in results):
+        return [f"no successful math call with the value {want:g} (got {results})"]
+    if not any(close_to(n, want) for n in numbers_in(answer)):
+        return [f"the answer does not state {want:g}"]
+    return []
+
+
+def _shell_reasons(
+    want: Mapping[str, Any], calls: Sequence[Mapping[str, Any]], context: JudgeContext
+) -> list[str]:
+    outputs = []
+    for call in _ok_calls(calls):
+        if _family(str(call["name"]), context) != "shell":
+            continue
+        result = call.get("result")
+        output = result.get("output") if isinstance(result, Mapping) else None
+        outputs.append(normalise(str(output if output is not None else result)))
+    if not outputs:
+        return ["no successful shell (or wrapper) call"]
+    if any(normalise(s) in o for s in want["contains_any"] for o in outputs):
+        return []
+    return [f"no shell output contains any of {want['contains_any']}"]
+
+
+def outcome_reasons(
+    turn: Mapping[str, Any], record: Mapping[str, Any], context: JudgeContext
+) -> list[str]:
+    """Why the turn's outcome is wrong (empty: right)."""
+    kind, expect = turn["kind"], turn["expect"]
+    calls: Sequence[Mapping[str, Any]] = record.get("calls", [])
+    answer = str(record.get("answer") or "")
+    reasons: list[str] = []
+    if record.get("error"):
+        reasons.append(f"the turn ended with an error: {str(record['error'])[:120]}")
+    changed = _changed(record["state_before"], record["state_after"])
+    for device, moved in changed.items():
+        if moved and kind != device:
+            reasons.append(f"the {device} changed, and this turn is about {kind}")
+    today = dt.date.fromisoformat(record["date"])
+    if kind == "led":
+        reasons += _led_reasons(expect["led"], record["state_after"]["led"])
+    elif kind == "servo":
+        angle = record["state_after"]["servo"].get("angle")
+        if not isinstance(angle, (int, float)) or abs(angle - expect["servo"]["angle"]) > 2:
+            reasons.append(f"servo angle={angle}, expected {expect['servo']['angle']}")
+    elif kind == "weather":
+        reasons += _weather_reasons(expect["weather"], calls, answer, today)
+    elif kind == "math":
+        reasons += _math_reasons(float(expect["math"]), calls, answer)
+    elif kind == "shell":
+        reasons += _shell_reasons(expect["shell"], calls, context)
+    elif kind == "none":
+        ok = [c["name"] for c in _ok_calls(calls)]
+        if ok:
+            reasons.append(f"tools ran on a turn that needs none: {ok}")
+    wanted = turn.get("answer_any") or []
+    if wanted and not any(normalise(w) in normalise(answer) for w in wanted):
+        reasons.append(f"the answer contains none of {wanted}")
+    return reasons
+
+
+def _selected(kind: str, calls: Sequence[Mapping[str, Any]], context: JudgeContext) -> bool:
+    if kind == "none":
+        return not calls
+    return bool(calls) and _family(str(calls[0]["name"]), context) == kind
+
+
+def judge_turn(
+    turn: Mapping[str, Any], record: Mapping[str, Any], context: JudgeContext
+) -> Verdict:
+    """The verdict on one turn (``turn``: its prompt-file entry; ``record``: what ran)."""
+    calls: Sequence[Mapping[str, Any]] = record.get("calls", [])
+    answer = str(record.get("answer") or "")
+    reasons = outcome_reasons(turn, record, context)
+    lies = find_lies(answer, calls, context)
+    if turn["kind"] == "none":
+        reasons += [f"lie: {lie}" for lie in lies]
+    fragments = instruction_fragments(context.instructions)
+    echoes = find_echoes(answer, str(turn["prompt"]), fragments) if answer else []
+    generations = record.get("generations", [])
+    verdict = Verdict(
+        right=not reasons,
+        selected=_selected(turn["kind"], calls, context),
+        called=bool(calls),
+        reasons=reasons,
+        lies=lies,
+        echoes=echoes,
+        parse_failures=sum(1 for g in generations if g.get("parse_failed")),
+        generations=len(generations),
+    )
+    if not verdict.right:
+        verdict.category = _category(turn, record, verdict)
+    tags = [verdict.category] if verdict.category else []
+    tags += ["lie"] * bool(lies) + ["echo"] * bool(echoes)
+    verdict.tags = list(dict.fromkeys(tags))
+    return verdict
+
+
+def _category(turn: Mapping[str, Any], record: Mapping[str, Any], verdict: Verdict) -> str:
+    kind = turn["kind"]
+    if record.get("error"):
+        return "error ended turn"
+    if kind == "none":
+        if verdict.called:
+            return "called on a none turn"
+        return "lie" if verdict.lies else "wrong answer text"
+    if not verdict.called:
+        return "no call where one was needed"
+    if not verdict.selected:
+        return "wrong tool"
+    if all(r.startswith("the answer contains none of") for r in verdict.reasons):
+        return "wrong answer text"
+    return "wrong outcome with right tool"
