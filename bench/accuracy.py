@@ -1,135 +1,90 @@
-"""Tool-calling accuracy of edgeagent on the real Qwen2.5-Coder-1.5B (llama.cpp, CPU).
+"""Outcome-scored accuracy of edgeagent on the real Qwen2.5-Coder-1.5B (llama.cpp, CPU).
 
-Every prompt of bench/prompts.jsonl runs as a fresh conversation through the full agent
-loop (``Agent.run``: generate, parse, validate, execute, feed back, answer) with the
-five first-party tools working offline (bench/_offline.py). The engine stays loaded, so
-the system prompt stays in the KV cache across prompts: the first turn of a variant is
-cold, the others reuse the prefix.
+Each conversation of the prompt file (bench/conversations.py describes the format) runs
+in one agent ``Conversation``, turn after turn, through the product's own agent loop,
+built by ``edgeagent.compose`` from the shipped ``config/edgeagent.toml`` made offline
+(bench/_offline.py). Before a conversation the LED and the servo are put in its start
+state, and before and after every turn their state is read, all through the tools
+themselves. bench/judge.py scores each turn by what a user would notice; bench/report.py
+writes the Markdown.
 
-Variants: ``default`` (concise manifest, json calls, no grammar), ``verbose``, ``qwen``
-(manifest formats), ``xml`` (call format), ``grammar`` (constrained json calls), and
-``baseline`` (Hailo's example approach, bench/baseline.py). ``default`` and
-``baseline`` run on every prompt, the others on a fixed subset of 40.
+    .venv/bin/python bench/accuracy.py [--prompts bench/prompts/conversations.jsonl]
+        [--split dev|holdout|all] [--limit N] [--only c001,c007] [--variants default,grammar]
+        [--resume] [--results bench/results] [--write docs/benchmarks_accuracy.md]
+        [--report-only]
 
-    .venv/bin/python bench/accuracy.py [--variants default,baseline] [--limit N]
-        [--report-only] [--write docs/benchmarks_accuracy.md]
-
-Per-prompt results are cached in bench/results/<variant>.json; a re-run resumes.
+One model stays loaded across conversations and variants (greedy, n_threads 2). Each
+variant's turn records go to ``<results>/<variant>.json``: a run starts that file
+afresh, ``--resume`` skips the conversations it holds, ``--only`` reruns the named ones
+and keeps the rest.
 """
 
 from __future__ import annotations
 
 import argparse
 import asyncio
+import datetime as dt
 import json
 import logging
 import re
 import sys
 import tempfile
 import time
-from collections.abc import AsyncIterator, Sequence
-from dataclasses import replace
+from collections.abc import AsyncIterator, Callable, Mapping, Sequence
+from dataclasses import asdict, dataclass
 from pathlib import Path
 from typing import Any
 
 HERE = Path(__file__).resolve().parent
 ROOT = HERE.parent
 sys.path.insert(0, str(HERE))
-for _folder in ("plugins", "simulators"):
-    sys.path.append(str(ROOT / _folder))
 
-from _offline import offline_tools  # noqa: E402
-from baseline import as_request, build_baseline_prompt, parse_tagged, run_baseline_turn  # noqa: E402
+from _offline import Overrides, flip, offline_tools  # noqa: E402
+from conversations import KINDS, load_conversations, start_state  # noqa: E402
+from judge import JudgeContext, judge_turn  # noqa: E402
 
-from edgeagent.agent.events import ErrorEvent, FinalAnswer, ToolCallEvent  # noqa: E402
+from edgeagent.agent.events import ErrorEvent, FinalAnswer, ToolCallEvent, ToolResultEvent  # noqa: E402
 from edgeagent.compose import build_agent, build_executor  # noqa: E402
-from edgeagent.llm.base import EngineStatus, GenerateRequest, InProcessLLM, Message  # noqa: E402
-from edgeagent.llm.llamacpp import LlamaCppEngine  # noqa: E402
-from edgeagent.tools.executor import ToolCall  # noqa: E402
+from edgeagent.config import Config  # noqa: E402
+from edgeagent.llm.base import Engine, EngineStatus, GenerateRequest, InProcessLLM, Message  # noqa: E402
+from edgeagent.tools.executor import ToolCall, ToolExecutor  # noqa: E402
 from edgeagent.tools.registry import ToolRegistry  # noqa: E402
 
-MODEL = Path("~/.cache/edgeagent/models/qwen2.5-coder-1.5b-instruct-q4_k_m.gguf").expanduser()
-PROMPTS = HERE / "prompts.jsonl"
+PROMPTS = HERE / "prompts" / "conversations.jsonl"
 RESULTS = HERE / "results"
-DOC = ROOT / "docs" / "benchmarks_accuracy.md"
-SUBSET_SIZE = 40
-# name -> ([agent] settings, grammar on?)
-AGENT_VARIANTS: dict[str, tuple[dict[str, str], bool]] = {
-    "default": ({"manifest_format": "concise", "call_format": "json"}, False),
-    "verbose": ({"manifest_format": "verbose", "call_format": "json"}, False),
-    "qwen": ({"manifest_format": "qwen", "call_format": "json"}, False),
-    "xml": ({"manifest_format": "concise", "call_format": "xml"}, False),
-    "grammar": ({"manifest_format": "concise", "call_format": "json"}, True),
-    "servo_hint": ({"manifest_format": "concise", "call_format": "json"}, False),
-    "persona_hint": (
-        {
-            "manifest_format": "concise",
-            "call_format": "json",
-            "system_prompt": (
-                "You are edgeagent, an assistant on a small device that controls real "
-                "hardware. When a tool can do or answer what is asked (weather, arithmetic, "
-                "files, system facts), call it: never describe how to use a tool, and do not "
-                "answer such questions from memory."
-            ),
-        },
-        False,
-    ),
+THREADS = 2
+
+# A variant: overrides on top of the shipped config, as nested TOML tables. A leaf may be
+# a function of the shipped value (``flip``). A key the config lacks fails loudly.
+VARIANTS: dict[str, Overrides] = {
+    "default": {},
+    "grammar": {"llm": {"llamacpp": {"grammar": flip}}},
 }
-# Experiments (not in the default list): which prompts each runs on.
-EXPERIMENTS: dict[str, tuple[str | None, ...]] = {
-    "servo_hint": ("servo",),
-    "persona_hint": ("weather", "math", "shell", None),
-}
-ALL_VARIANTS = ("default", "baseline", "grammar", "xml", "qwen", "verbose")
-KNOWN_VARIANTS = (*ALL_VARIANTS, *EXPERIMENTS)
-# An experiment, not a product setting: the servo description reworded so that relative
-# requests ("10 degrees to the left", "by 5", "a bit more") point at ``move``. Runs on
-# the servo prompts only.
-SERVO_HINT = (
-    "Point the servo. Absolute position: angle (-90..90, 0 = center). Relative request "
-    "('N degrees left/right', 'by N', 'a bit', 'back'): move (+right, -left), not angle."
+DEFAULT_VARIANTS = ("default", "grammar")
+
+_ATTEMPT = (
+    re.compile(r"[\"']name[\"']\s*:.*[\"'](arguments|parameters)[\"']\s*:", re.DOTALL),
+    re.compile(r"<tool_call|<function="),
+    re.compile(r"```json\s*\{[^`]*[\"']name[\"']\s*:", re.DOTALL),
 )
-FULL_VARIANTS = frozenset({"default", "baseline"})
-_ATTEMPT = re.compile(r"\"name\"\s*:.*\"(arguments|parameters)\"\s*:", re.DOTALL)
 
 log = logging.getLogger("bench.accuracy")
 
 
-def load_prompts(path: Path = PROMPTS) -> list[dict[str, Any]]:
-    return [json.loads(line) for line in path.read_text().splitlines() if line.strip()]
-
-
-def subset_indices(n: int, size: int = SUBSET_SIZE) -> list[int]:
-    """A fixed, evenly spread subset (the file is grouped by tool, so this stratifies)."""
-    if n <= size:
-        return list(range(n))
-    return sorted({round(i * (n - 1) / (size - 1)) for i in range(size)})
-
-
-def subset_run_order(n: int, size: int = SUBSET_SIZE) -> list[int]:
-    """The subset in the order variants run it: every prefix is spread over all tools,
-    so a variant cut short by the time budget is still compared fairly (on the
-    prompts every variant finished)."""
-    chosen = subset_indices(n, size)
-    order: list[int] = []
-    for step in (4, 2, 1):
-        order += [i for k, i in enumerate(chosen) if k % step == 0 and i not in order]
-    return order
-
-
 def looks_like_attempt(raw: str) -> bool:
-    return bool(_ATTEMPT.search(raw)) or "<tool_call" in raw or "<function=" in raw
+    """A generation that tries to call a tool, whatever the parser makes of it."""
+    return any(p.search(raw) for p in _ATTEMPT)
 
 
-# --- timing ---------------------------------------------------------------------------
+# --- the model ----------------------------------------------------------------------------
 
 
 class TimedLLM:
-    """An InProcessLLM that records each generation's timing, tokens and raw text."""
+    """An in-process LLM that records each generation's timing, tokens and raw text."""
 
-    def __init__(self, engine: LlamaCppEngine) -> None:
-        self.engine = engine
+    def __init__(self, engine: Engine, *, generated_tokens: Callable[[], int]) -> None:
         self.inner = InProcessLLM(engine)
+        self.generated_tokens = generated_tokens
         self.generations: list[dict[str, Any]] = []
 
     async def stream(self, request: GenerateRequest) -> AsyncIterator[str]:
@@ -143,16 +98,12 @@ class TimedLLM:
                 pieces.append(piece)
                 yield piece
         finally:
-            stats = self.engine.stats
             self.generations.append(
                 {
-                    "first_token_s": first,
-                    "total_s": time.perf_counter() - start,
-                    "prompt_tokens": stats.prompt_tokens,
-                    "reused_tokens": stats.reused_tokens,
-                    "evaluated_tokens": stats.evaluated_tokens,
-                    "generated_tokens": stats.generated_tokens,
                     "raw": "".join(pieces),
+                    "generated_tokens": self.generated_tokens(),
+                    "first_token_s": round(first if first is not None else 0.0, 3),
+                    "total_s": round(time.perf_counter() - start, 3),
                 }
             )
 
@@ -165,239 +116,291 @@ class TimedLLM:
     async def aclose(self) -> None:
         pass  # the benchmark closes the engine itself
 
-    def forget_cache(self) -> None:
-        """Make the next turn cold: nothing of the KV cache is reusable."""
-        assert self.engine._llm is not None
-        self.engine._llm.n_tokens = 0
+
+class Engines:
+    """One loaded llama.cpp model, reopened only when a variant needs other options."""
+
+    def __init__(self, *, threads: int) -> None:
+        self.threads = threads
+        self._key: tuple[str, int, bool] | None = None
+        self._engine: Any = None
+
+    def for_config(self, config: Config) -> TimedLLM:
+        from edgeagent.llm.llamacpp import LlamaCppEngine
+        from edgeagent.llm.models import resolve_model
+
+        llm = config.llm
+        path = config.resolve(resolve_model(llm.model, config.resolve(llm.models_dir)))
+        key = (str(path), llm.llamacpp.n_ctx, llm.llamacpp.plain_markers)
+        if key != self._key:
+            self.close()
+            self._engine = LlamaCppEngine(
+                model_path=path,
+                n_ctx=key[1],
+                n_threads=self.threads,
+                plain_markers=key[2],
+            )
+            self._key = key
+        engine = self._engine
+        return TimedLLM(engine, generated_tokens=lambda: engine.stats.generated_tokens)
+
+    def close(self) -> None:
+        if self._engine is not None:
+            self._engine.close()
+        self._engine, self._key = None, None
 
 
-# --- running --------------------------------------------------------------------------
+# --- devices, through the tools -----------------------------------------------------------
 
 
-async def run_agent_prompt(agent: Any, llm: TimedLLM, prompt: str) -> dict[str, Any]:
-    llm.generations = []
-    conversation = agent.new_conversation()
-    start = time.perf_counter()
+async def call_tool(executor: ToolExecutor, name: str, arguments: dict[str, Any]) -> Any:
+    result = await executor.execute(ToolCall(name, arguments), frontend="bench")
+    if not result.ok:
+        raise RuntimeError(f"the benchmark's own call {name}({arguments}) failed: {result.error}")
+    return result.result
+
+
+async def set_state(executor: ToolExecutor, start: Mapping[str, Mapping[str, Any]]) -> None:
+    led = start["led"]
+    await call_tool(
+        executor, "led", {"on": led["on"], "color": led["color"], "brightness": led["brightness"]}
+    )
+    await call_tool(executor, "servo", {"angle": start["servo"]["angle"]})
+
+
+async def read_state(executor: ToolExecutor) -> dict[str, Any]:
+    return {
+        "led": await call_tool(executor, "led_state", {}),
+        "servo": await call_tool(executor, "servo_state", {}),
+    }
+
+
+# --- running ------------------------------------------------------------------------------
+
+
+@dataclass
+class Bench:
+    """What one variant runs with."""
+
+    agent: Any
+    executor: ToolExecutor
+    llm: TimedLLM
+    context: JudgeContext
+
+
+def judge_context(registry: ToolRegistry, system_prompt: str) -> JudgeContext:
+    families = {}
+    for tool in registry:
+        wrapped = tool.extra.get("wrapped")
+        if wrapped == "shell":
+            families[tool.name] = "shell"
+        else:
+            families[tool.name] = tool.plugin if tool.plugin in KINDS else tool.name
+    act = frozenset(t.name for t in registry if t.kind == "act")
+    return JudgeContext(families=families, act_tools=act, instructions=system_prompt)
+
+
+async def run_turn(bench: Bench, conversation: Any, prompt: str) -> dict[str, Any]:
+    """One agent turn; the record of what happened (devices read before and after)."""
+    before = await read_state(bench.executor)
+    bench.llm.generations = []
     calls: list[dict[str, Any]] = []
-    answer, error = "", ""
-    async for event in agent.run(prompt, conversation=conversation, frontend="bench"):
+    answer, error = "", None
+    start = time.perf_counter()
+    async for event in bench.agent.run(prompt, conversation=conversation, frontend="bench"):
         if isinstance(event, ToolCallEvent):
-            calls.append({"name": event.name, "arguments": event.arguments})
+            calls.append({"name": event.name, "arguments": event.arguments, "step": event.step})
+        elif isinstance(event, ToolResultEvent):
+            calls[-1].update(ok=event.ok, result=event.result, error=event.error)
         elif isinstance(event, FinalAnswer):
             answer = event.text
         elif isinstance(event, ErrorEvent):
             error = event.message
     turn_s = time.perf_counter() - start
-    parse_failures = 0
-    for gen in llm.generations:
-        parsed = agent.call_format.parse(gen["raw"])
-        if parsed.errors or (not parsed.calls and looks_like_attempt(gen["raw"])):
-            parse_failures += 1
-    return _record(llm.generations, calls, answer, error, turn_s, parse_failures)
-
-
-async def run_baseline_prompt(
-    llm: TimedLLM, executor: Any, system_prompt: str, prompt: str, max_tokens: int
-) -> dict[str, Any]:
-    llm.generations = []
-
-    async def generate(messages: list[Message], budget: int) -> str:
-        return "".join([p async for p in llm.stream(as_request(messages, budget))])
-
-    async def execute(call: ToolCall) -> dict[str, Any]:
-        result = await executor.execute(call, frontend="bench")
-        return result.to_dict()
-
-    start = time.perf_counter()
-    turn = await run_baseline_turn(
-        prompt,
-        system_prompt=system_prompt,
-        generate=generate,
-        execute=execute,
-        max_tokens=max_tokens,
-    )
-    turn_s = time.perf_counter() - start
-    parse_failures = 0
-    for raw in turn.raws[:1]:  # the second generation is the answer, never parsed
-        parsed = parse_tagged(raw)
-        if parsed.errors or (not parsed.calls and looks_like_attempt(raw)):
-            parse_failures += 1
-    calls = [{"name": c["name"], "arguments": c["arguments"]} for c in turn.calls]
-    return _record(llm.generations, calls, turn.answer, "", turn_s, parse_failures)
-
-
-def _record(
-    gens: list[dict[str, Any]],
-    calls: list[dict[str, Any]],
-    answer: str,
-    error: str,
-    turn_s: float,
-    parse_failures: int,
-) -> dict[str, Any]:
-    first = gens[0] if gens else {}
+    for gen in bench.llm.generations:
+        parsed = bench.agent.call_format.parse(gen["raw"])
+        gen["attempt"] = looks_like_attempt(gen["raw"])
+        gen["parse_failed"] = gen["attempt"] and (not parsed.calls or bool(parsed.errors))
     return {
-        "first_call": calls[0] if calls else None,
-        "n_calls": len(calls),
-        "answer": answer[:300],
-        "error": error[:300],
+        "date": dt.date.today().isoformat(),
+        "state_before": before,
+        "state_after": await read_state(bench.executor),
+        "calls": calls,
+        "answer": answer,
+        "error": error,
         "turn_s": round(turn_s, 3),
-        "first_token_s": round(first.get("first_token_s") or first.get("total_s", 0.0), 3),
-        "prompt_tokens": first.get("prompt_tokens", 0),
-        "reused_tokens": first.get("reused_tokens", 0),
-        "generated_tokens": sum(g["generated_tokens"] for g in gens),
-        "generations": len(gens),
-        "parse_failures": parse_failures,
-        "raw_first": first.get("raw", "")[:400],
+        "generated_tokens": sum(g["generated_tokens"] for g in bench.llm.generations),
+        "generations": bench.llm.generations,
     }
 
 
-def _load_cache(variant: str) -> dict[str, Any]:
-    path = RESULTS / f"{variant}.json"
-    if path.exists():
-        return dict(json.loads(path.read_text()))
-    return {"variant": variant, "records": {}, "cold_runs": {}}
+async def run_conversation(bench: Bench, spec: Mapping[str, Any]) -> list[dict[str, Any]]:
+    """Every turn of one conversation, in one agent Conversation, judged."""
+    await set_state(bench.executor, start_state(spec))
+    conversation = bench.agent.new_conversation(f"bench-{spec['id']}")
+    records = []
+    for number, turn in enumerate(spec["turns"], start=1):
+        record = {
+            "conversation": spec["id"],
+            "split": spec["split"],
+            "turn": number,
+            "turns_in_conversation": len(spec["turns"]),
+            "prompt": turn["prompt"],
+            "kind": turn["kind"],
+            "expect": turn["expect"],
+            "answer_any": turn.get("answer_any", []),
+            **await run_turn(bench, conversation, turn["prompt"]),
+        }
+        record["verdict"] = asdict(judge_turn(turn, record, bench.context))
+        records.append(record)
+    return records
 
 
-def _save_cache(variant: str, data: dict[str, Any]) -> None:
-    RESULTS.mkdir(exist_ok=True)
-    path = RESULTS / f"{variant}.json"
+def _load_results(path: Path) -> dict[str, Any]:
+    data = json.loads(path.read_text()) if path.exists() else {}
+    return data if "conversations" in data else {"conversations": {}}
+
+
+def _save_results(path: Path, data: dict[str, Any]) -> None:
+    path.parent.mkdir(parents=True, exist_ok=True)
     tmp = path.with_suffix(".tmp")
-    tmp.write_text(json.dumps(data, ensure_ascii=False, indent=1, sort_keys=True))
+    tmp.write_text(json.dumps(data, ensure_ascii=False, indent=1, default=str))
     tmp.replace(path)
+
+
+def _describe_overrides(overrides: Overrides) -> Any:
+    return json.loads(json.dumps(overrides, default=lambda f: f"<{f.__name__}>"))
+
+
+async def _settings(bench: Bench, config: Config, threads: int | None) -> dict[str, Any]:
+    """What the results were produced with (the report's judge reads some of it)."""
+    agent, llm = bench.agent, bench.llm
+    preamble = agent.new_conversation("bench-preamble").messages
+    system: list[Message] = [{"role": "system", "content": agent.system_prompt}]
+    return {
+        "model": config.llm.model,
+        "max_tokens": config.llm.max_tokens,
+        "temperature": config.llm.temperature,
+        "n_ctx": config.llm.llamacpp.n_ctx,
+        "n_threads": threads,
+        "grammar": agent.grammar is not None,
+        "call_format": agent.call_format.name,
+        "system_prompt": agent.system_prompt,
+        "system_prompt_tokens": await llm.count_tokens(system),
+        "preamble": preamble,
+        "preamble_tokens": await llm.count_tokens(preamble),
+        "families": dict(bench.context.families),
+        "act_tools": sorted(bench.context.act_tools),
+    }
 
 
 async def run_variant(
     variant: str,
-    prompts: list[dict[str, Any]],
-    indices: list[int],
+    conversations: Sequence[Mapping[str, Any]],
     *,
-    engine: LlamaCppEngine,
-    workdir: Path,
-    max_tokens: int,
-    cold_samples: int,
+    llm_for: Callable[[Config], TimedLLM],
+    results: Path,
+    mode: str,
+    threads: int | None = None,
+    prompts_file: str = "",
 ) -> None:
-    data = _load_cache(variant)
-    records: dict[str, Any] = data["records"]
-    todo = [i for i in indices if str(i) not in records]
-    cold_todo = [i for i in indices[:cold_samples] if str(i) not in data["cold_runs"]]
-    if not todo and not cold_todo:
-        return
-    llm = TimedLLM(engine)
-    settings, grammar = AGENT_VARIANTS.get(variant, ({}, False))
-    with offline_tools(workdir, **settings) as offline:
-        config = offline.config
-        config.llm.max_tokens = max_tokens
-        config.llm.temperature = 0.0
-        config.llm.llamacpp.grammar = grammar
-        registry = offline.tools.registry
-        if variant == "servo_hint":
-            registry = ToolRegistry(
-                replace(t, description=SERVO_HINT) if t.name == "servo" else t for t in registry
-            )
+    """Run ``conversations`` under ``variant`` with the model ``llm_for`` gives; ``mode``:
+    fresh | resume | only (see the module docstring)."""
+    path = results / f"{variant}.json"
+    data = {"conversations": {}} if mode == "fresh" else _load_results(path)
+    done: dict[str, Any] = data["conversations"]
+    todo = [c for c in conversations if mode != "resume" or c["id"] not in done]
+    with (
+        tempfile.TemporaryDirectory(prefix="edgeagent-bench-") as tmp,
+        offline_tools(Path(tmp), VARIANTS[variant]) as offline,
+    ):
+        config, registry = offline.config, offline.tools.registry
         executor = build_executor(config, registry)
-        system_prompt = build_baseline_prompt()
-        agent = None
-        if variant != "baseline":
-            agent = build_agent(config, llm=llm, executor=executor, registry=registry)
-            system_prompt = agent.system_prompt
-        data["settings"] = {
-            "max_tokens": max_tokens,
-            "grammar": grammar,
-            **settings,
-            "system_prompt": system_prompt,
-        }
+        llm = llm_for(config)
+        agent = build_agent(config, llm=llm, executor=executor, registry=registry)
+        bench = Bench(agent, executor, llm, judge_context(registry, agent.system_prompt))
+        data.update(
+            variant=variant,
+            prompts=prompts_file,
+            overrides=_describe_overrides(VARIANTS[variant]),
+            settings=await _settings(bench, config, threads),
+        )
+        for n, spec in enumerate(todo, start=1):
+            records = await run_conversation(bench, spec)
+            if n == 1:
+                records[0]["cold"] = True  # the first turn of a run fills the KV cache
+            done[spec["id"]] = records
+            _save_results(path, data)
+            for r in records:
+                log.info(
+                    "%s %d/%d %s.%d %-7s %s %.1fs %s -> %s",
+                    variant, n, len(todo), spec["id"], r["turn"], r["kind"],
+                    "ok " if r["verdict"]["right"] else "BAD", r["turn_s"],
+                    r["prompt"][:40], ", ".join(c["name"] for c in r["calls"]) or "-",
+                )  # fmt: skip
 
-        async def one(i: int) -> dict[str, Any]:
-            prompt = prompts[i]["prompt"]
-            if agent is None:
-                return await run_baseline_prompt(llm, executor, system_prompt, prompt, max_tokens)
-            return await run_agent_prompt(agent, llm, prompt)
 
-        llm.forget_cache()
-        for n, i in enumerate(todo):
-            record = await one(i)
-            record["cold"] = n == 0
-            records[str(i)] = record
-            _save_cache(variant, data)
-            call = record["first_call"]
-            log.info(
-                "%s %3d/%d #%d %.1fs %s -> %s",
-                variant,
-                n + 1,
-                len(todo),
-                i,
-                record["turn_s"],
-                prompts[i]["prompt"][:40],
-                f"{call['name']}{json.dumps(call['arguments'])}" if call else "(no call)",
-            )
-        # Paired runs, back to back so that machine load hits both alike: the prompt with
-        # nothing reusable in the KV cache; then another prompt, so that only the system
-        # prompt stays reusable (as for a new question); then the first prompt again.
-        for i in cold_todo:
-            llm.forget_cache()
-            cold = await one(i)
-            await one(indices[-1] if i != indices[-1] else indices[0])
-            data["cold_runs"][str(i)] = {"cold": cold, "warm": await one(i)}
-            _save_cache(variant, data)
+def _shown(path: Path) -> str:
+    """``path`` relative to the repository when it is inside it."""
+    path = path.resolve()
+    return str(path.relative_to(ROOT)) if path.is_relative_to(ROOT) else str(path)
+
+
+def select(
+    conversations: Sequence[dict[str, Any]], *, split: str, limit: int | None, only: str | None
+) -> list[dict[str, Any]]:
+    chosen = [c for c in conversations if split == "all" or c["split"] == split]
+    if only:
+        wanted = {i.strip() for i in only.split(",") if i.strip()}
+        unknown = wanted - {c["id"] for c in conversations}
+        if unknown:
+            raise SystemExit(f"--only: no conversation {sorted(unknown)} in the prompt file")
+        chosen = [c for c in conversations if c["id"] in wanted]
+    return chosen[:limit] if limit else chosen
 
 
 def main(argv: list[str] | None = None) -> int:
     from report import write_report
 
-    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    parser.add_argument("--variants", default=",".join(ALL_VARIANTS))
-    parser.add_argument("--limit", type=int, default=None, help="only the first N prompts")
-    parser.add_argument("--max-tokens", type=int, default=160)
-    parser.add_argument("--threads", type=int, default=2)
-    parser.add_argument("--cold-samples", type=int, default=3)
+    parser = argparse.ArgumentParser(description=(__doc__ or "").split("\n\n")[0])
+    parser.add_argument("--prompts", type=Path, default=PROMPTS)
+    parser.add_argument("--split", choices=("dev", "holdout", "all"), default="all")
+    parser.add_argument("--limit", type=int, default=None, help="only the first N conversations")
+    parser.add_argument("--only", default=None, help="rerun these conversation ids (a,b,c)")
+    parser.add_argument("--variants", default=",".join(DEFAULT_VARIANTS))
+    parser.add_argument("--resume", action="store_true", help="skip conversations already run")
+    parser.add_argument("--results", type=Path, default=RESULTS)
+    parser.add_argument("--threads", type=int, default=THREADS)
     parser.add_argument("--report-only", action="store_true")
-    parser.add_argument("--write", type=Path, default=DOC)
+    parser.add_argument("--write", type=Path, default=None, help="write the report here")
     args = parser.parse_args(argv)
     logging.basicConfig(level=logging.INFO, format="%(asctime)s %(message)s")
     logging.getLogger("edgeagent").setLevel(logging.ERROR)
-    prompts = load_prompts()
-    n = min(args.limit or len(prompts), len(prompts))
     variants = [v.strip() for v in args.variants.split(",") if v.strip()]
-    unknown = sorted(set(variants) - set(KNOWN_VARIANTS))
+    unknown = sorted(set(variants) - set(VARIANTS))
     if unknown:
-        parser.error(f"unknown variants {unknown}; choose from {', '.join(KNOWN_VARIANTS)}")
+        parser.error(f"unknown variants {unknown}; choose from {', '.join(VARIANTS)}")
+    conversations = load_conversations(args.prompts)
     if not args.report_only:
-        engines: dict[bool, LlamaCppEngine] = {}
-
-        def engine_for(plain: bool) -> LlamaCppEngine:
-            if plain not in engines:
-                for other in list(engines):
-                    engines.pop(other).close()
-                engines[plain] = LlamaCppEngine(
-                    model_path=MODEL, n_ctx=4096, n_threads=args.threads, plain_markers=plain
-                )
-            return engines[plain]
-
+        chosen = select(conversations, split=args.split, limit=args.limit, only=args.only)
+        mode = "only" if args.only else "resume" if args.resume else "fresh"
+        engines = Engines(threads=args.threads)
         try:
-            with tempfile.TemporaryDirectory(prefix="edgeagent-bench-") as tmp:
-                for variant in variants:
-                    full = variant in FULL_VARIANTS
-                    indices = list(range(n)) if full else subset_run_order(len(prompts))
-                    if variant in EXPERIMENTS:
-                        wanted = EXPERIMENTS[variant]
-                        indices = [i for i, p in enumerate(prompts[:n]) if p["tool"] in wanted]
-                    indices = [i for i in indices if i < n]
-                    asyncio.run(
-                        run_variant(
-                            variant,
-                            prompts,
-                            indices,
-                            engine=engine_for(variant != "baseline"),
-                            workdir=Path(tmp) / variant,
-                            max_tokens=args.max_tokens,
-                            cold_samples=args.cold_samples if variant == "default" else 0,
-                        )
+            for variant in variants:
+                asyncio.run(
+                    run_variant(
+                        variant,
+                        chosen,
+                        llm_for=engines.for_config,
+                        results=args.results,
+                        mode=mode,
+                        threads=args.threads,
+                        prompts_file=_shown(args.prompts),
                     )
+                )
         finally:
-            for engine in engines.values():
-                engine.close()
-    text = write_report(prompts, RESULTS, args.write, subset=subset_indices(len(prompts)))
-    print(text)
+            engines.close()
+    print(write_report(args.results, args.write, prompts=conversations))
     return 0
 
 
