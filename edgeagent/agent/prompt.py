@@ -54,10 +54,10 @@ EXAMPLES: dict[str, Example] = {
         {"color": "green"},
         {"on": True, "color": "green", "brightness": 100},
     ),
-    "math": Example(
-        "what is 7 times 6?", {"expression": "7*6"}, {"expression": "7*6", "result": 42}
-    ),
+    "servo": Example("turn the camera 15 degrees to the right", {"right": 15}, {"angle": 15}),
 }
+PRIMER_CALLS = 2
+"""Worked calls in the primer: each costs about 60 tokens of a 2048-token context."""
 
 
 def example_call(tools: Sequence[Tool]) -> ToolCall:
@@ -118,8 +118,9 @@ def build_primer(tools: Sequence[Tool], *, call_format: CallFormat) -> list[Mess
 
     A small model imitates the conversation more than it follows instructions: after a
     first turn it copies whatever the history shows. The primer shows, before any real
-    turn, a request answered by a call (with its result and the answer built from it)
-    and a request that no tool serves answered by a plain refusal.
+    turn, requests answered by calls (with results and the answers built from them; a
+    relative servo move among them, which the model otherwise writes as an absolute
+    angle) and a request that no tool serves answered by a plain refusal.
     """
     messages: list[Message] = []
     by_name = {t.name: t for t in tools}
@@ -135,7 +136,8 @@ def build_primer(tools: Sequence[Tool], *, call_format: CallFormat) -> list[Mess
             {"role": "tool", "content": result.to_json()},
             {"role": "assistant", "content": answer_for(tool, example.result)},
         ]
-        break  # one worked call is enough; each costs context on a 2048-token device
+        if len(messages) >= 4 * PRIMER_CALLS:
+            break
     messages += [
         {"role": "user", "content": DECLINE_PROMPT},
         {"role": "assistant", "content": DECLINE_ANSWER},

@@ -72,8 +72,10 @@ class ServoController:
                         "the servo's angle is unknown until it has been set once; "
                         "give an absolute angle first"
                     )
-                # Left is the negative direction; a negative left is a turn to the right.
-                target = current - (left or 0) + (right or 0)
+                # Left is the negative direction. A sign on a turn restates the
+                # direction, as the model writes it: "by -20 degrees" comes as left=-20
+                # or right=-20, and both mean 20 to the left (negative = left).
+                target = current - abs(left or 0) + (right or 0)
             clamped = min(self.max_angle, max(self.min_angle, target))
             self.backend.move_to(clamped)
             result: dict[str, Any] = {"angle": _tidy(clamped)}

@@ -116,7 +116,7 @@ def test_absolute_and_relative_moves_with_clamping_reported() -> None:
     [
         ({"left": 30}, -30),  # left is the negative direction
         ({"right": 30}, 30),
-        ({"left": -20}, 20),  # a negative left is a turn to the right
+        ({"left": -20}, -20),  # "by -20 degrees": the sign restates the direction (left)
         ({"right": -20}, -20),
         ({"angle": -30}, -30),
         ({"angle": 0}, 0),

@@ -66,7 +66,7 @@ def test_tools_through_the_plugins_drive_the_simulator(
     call("led", color="teal", brightness=50)
     assert http.get(f"{live.url}/api/led").json()["pixels"] == ["#008080"] * 4
     call("servo", angle=80)
-    assert call("servo", move=30) == {"angle": 90, "note": "clamped to 90 (asked 110)"}
+    assert call("servo", right=30) == {"angle": 90, "note": "clamped to 90 (asked 110)"}
     assert http.get(f"{live.url}/api/servo").json() == {"angle": 90.0}
     http.post(f"{live.url}/api/led", json={"on": False})
     assert call("led_state") == {"on": False, "brightness": 50, "color": "teal"}
