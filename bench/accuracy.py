@@ -251,7 +251,8 @@ async def run_conversation(bench: Bench, spec: Mapping[str, Any]) -> list[dict[s
             "answer_any": turn.get("answer_any", []),
             **await run_turn(bench, conversation, turn["prompt"]),
         }
-        record["verdict"] = asdict(judge_turn(turn, record, bench.context))
+        earlier = [r["answer"] for r in records]
+        record["verdict"] = asdict(judge_turn(turn, record, bench.context, earlier=earlier))
         records.append(record)
     return records
 
@@ -376,6 +377,7 @@ def main(argv: list[str] | None = None) -> int:
     args = parser.parse_args(argv)
     logging.basicConfig(level=logging.INFO, format="%(asctime)s %(message)s")
     logging.getLogger("edgeagent").setLevel(logging.ERROR)
+    logging.getLogger("httpx").setLevel(logging.WARNING)  # the fake weather service's requests
     variants = [v.strip() for v in args.variants.split(",") if v.strip()]
     unknown = sorted(set(variants) - set(VARIANTS))
     if unknown:

@@ -202,10 +202,13 @@ def instruction_fragments(instructions: str) -> list[str]:
     return sorted(fragments)
 
 
-def find_echoes(answer: str, prompt: str, fragments: Sequence[str]) -> list[str]:
-    """Instruction text repeated in ``answer``: a system-prompt fragment (see
+def find_echoes(
+    answer: str, prompt: str, fragments: Sequence[str], earlier: Sequence[str] = ()
+) -> list[str]:
+    """Text repeated in ``answer`` instead of an answer: a system-prompt fragment (see
     :func:`instruction_fragments`), the call example's placeholders (TOOL, ARG, VALUE),
-    or the user's prompt word for word."""
+    the user's prompt word for word, or (``earlier``: the conversation's earlier
+    answers) one of :data:`ECHO_MIN_CHARS` characters or more again, word for word."""
     found: list[str] = []
     text = normalise(answer)
     found += [f"repeats the system prompt: {f[:60]!r}" for f in fragments if f in text]
@@ -218,6 +221,8 @@ def find_echoes(answer: str, prompt: str, fragments: Sequence[str]) -> list[str]
 
     if text and bare(answer) == bare(prompt):
         found.append("repeats the prompt")
+    if len(text) >= ECHO_MIN_CHARS and any(bare(answer) == bare(e) for e in earlier):
+        found.append("repeats an earlier answer of the conversation word for word")
     return found
 
 
@@ -368,9 +373,14 @@ def _selected(kind: str, calls: Sequence[Mapping[str, Any]], context: JudgeConte
 
 
 def judge_turn(
-    turn: Mapping[str, Any], record: Mapping[str, Any], context: JudgeContext
+    turn: Mapping[str, Any],
+    record: Mapping[str, Any],
+    context: JudgeContext,
+    *,
+    earlier: Sequence[str] = (),
 ) -> Verdict:
-    """The verdict on one turn (``turn``: its prompt-file entry; ``record``: what ran)."""
+    """The verdict on one turn (``turn``: its prompt-file entry; ``record``: what ran;
+    ``earlier``: the answers of the conversation's earlier turns)."""
     calls: Sequence[Mapping[str, Any]] = record.get("calls", [])
     answer = str(record.get("answer") or "")
     reasons = outcome_reasons(turn, record, context)
@@ -378,7 +388,9 @@ def judge_turn(
     if turn["kind"] == "none":
         reasons += [f"lie: {lie}" for lie in lies]
     fragments = instruction_fragments(context.instructions)
-    echoes = find_echoes(answer, str(turn["prompt"]), fragments) if answer else []
+    # A result's own answer template may say the same thing twice; the model may not.
+    repeats = earlier if not _ok_calls(calls) else ()
+    echoes = find_echoes(answer, str(turn["prompt"]), fragments, repeats) if answer else []
     generations = record.get("generations", [])
     verdict = Verdict(
         right=not reasons,

@@ -68,13 +68,16 @@ def rows_of(
     rows = []
     for cid, records in data["conversations"].items():
         turns = current.get(cid, {}).get("turns", [])
+        earlier: list[str] = []
         for record in records:
             spec = record
             index = record["turn"] - 1
             if index < len(turns) and turns[index]["prompt"] == record["prompt"]:
                 spec = {"answer_any": [], **turns[index]}
                 record = {**record, **{k: spec[k] for k in ("kind", "expect", "answer_any")}}
-            rows.append({**record, "verdict": asdict(judge_turn(spec, record, context))})
+            verdict = judge_turn(spec, record, context, earlier=earlier)
+            rows.append({**record, "verdict": asdict(verdict)})
+            earlier.append(record["answer"])
     return rows
 
 
@@ -165,6 +168,12 @@ def _cell(text: Any, limit: int = 160) -> str:
     return flat.replace("|", "\\|")
 
 
+def _code(text: str, limit: int) -> str:
+    """Raw model output as inline code (its own backticks shown as ')."""
+    shown = _cell(text.replace("`", "'"), limit)
+    return f"`{shown}`" if shown else "-"
+
+
 def _call_text(call: Mapping[str, Any]) -> str:
     args = json.dumps(call.get("arguments", {}), ensure_ascii=False)
     return f"{call['name']}({args}){'' if call.get('ok') else ' ✗'}"
@@ -235,8 +244,8 @@ def _failures(name: str, rows: Sequence[Row]) -> list[str]:
             "",
             f"**{category}** ({counts[category]})",
             "",
-            "| turn | prompt | expected | calls | answer | why |",
-            "|---|---|---|---|---|---|",
+            "| turn | prompt | expected | calls | answer | why | first generation |",
+            "|---|---|---|---|---|---|---|",
         ]
         for r in examples:
             v = r["verdict"]
@@ -250,14 +259,13 @@ def _failures(name: str, rows: Sequence[Row]) -> list[str]:
                 f"| {_cell(json.dumps(r['expect'], ensure_ascii=False), 80)} "
                 f"| {_cell('; '.join(_call_text(c) for c in r['calls']) or '-', 120)} "
                 f"| {_cell(r.get('error') or r['answer'], 140)} "
-                f"| {_cell('; '.join(dict.fromkeys(why)), 200)} |"
+                f"| {_cell('; '.join(dict.fromkeys(why)), 200)} "
+                f"| {_code(r['generations'][0]['raw'] if r['generations'] else '', 100)} |"
             )
     parse = [(r, g) for r in rows for g in r["generations"] if g.get("parse_failed")]
     if parse:
         out += ["", f"**generations the parser could not read** ({len(parse)})", ""]
-        out += [
-            f"- {r['conversation']}.{r['turn']}: `{_cell(g['raw'], 200)}`" for r, g in parse[:5]
-        ]
+        out += [f"- {r['conversation']}.{r['turn']}: {_code(g['raw'], 200)}" for r, g in parse[:5]]
     return [*out, ""]
 
 

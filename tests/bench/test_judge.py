@@ -211,6 +211,19 @@ def test_none_wrong_when_a_tool_ran_or_the_answer_lies() -> None:
     assert not lied.right and lied.category == "lie" and lied.tags == ["lie"]
 
 
+def test_a_repeated_answer_is_an_echo_only_when_no_result_produced_it() -> None:
+    text = "The LED strip is now red at 100% brightness."
+    red = state(led={"color": "red"})
+    turn = {"prompt": "red again", "kind": "led", "expect": {"led": {"color": "red"}}}
+    record = {
+        "date": TODAY.isoformat(), "state_before": red, "state_after": red, "answer": text,
+        "error": None, "generations": [], "calls": [call("led", {"color": "red"})],
+    }  # fmt: skip
+    assert judge_turn(turn, record, CONTEXT, earlier=[text]).echoes == []
+    parrot = judge_turn(turn, {**record, "calls": []}, CONTEXT, earlier=[text])
+    assert parrot.right and parrot.tags == ["lie", "echo"]
+
+
 def test_answer_any_and_an_error_ending_the_turn() -> None:
     blue = state(led={"color": "blue"})
     led = [call("led", color="blue")]

@@ -117,6 +117,15 @@ def test_ordinary_answers_are_not_echoes(answer: str, prompt: str) -> None:
     assert find_echoes(answer, prompt, FRAGMENTS) == []
 
 
+def test_an_earlier_answer_said_again_is_an_echo_when_long_enough() -> None:
+    canned = "I did not change anything: I could not tell which tool to use for that."
+    assert find_echoes(canned, "tallest mountain?", FRAGMENTS, [canned]) == [
+        "repeats an earlier answer of the conversation word for word"
+    ]
+    assert find_echoes("You're welcome!", "thanks", FRAGMENTS, ["You're welcome!"]) == []
+    assert find_echoes(canned, "tallest mountain?", FRAGMENTS, ["Something else entirely."]) == []
+
+
 def test_fragments_are_lines_and_sentences_of_at_least_25_characters() -> None:
     assert "then answer the user." not in FRAGMENTS  # too short
     assert "the result comes back in a tool message; then answer the user" in FRAGMENTS
