@@ -238,7 +238,7 @@ async def run_conversation(bench: Bench, spec: Mapping[str, Any]) -> list[dict[s
     """Every turn of one conversation, in one agent Conversation, judged."""
     await set_state(bench.executor, start_state(spec))
     conversation = bench.agent.new_conversation(f"bench-{spec['id']}")
-    records = []
+    records: list[dict[str, Any]] = []
     for number, turn in enumerate(spec["turns"], start=1):
         record = {
             "conversation": spec["id"],
