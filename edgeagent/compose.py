@@ -138,26 +138,29 @@ def build_agent(
     )
     primer = build_primer(tools, call_format=call_format) if config.agent.primer else []
     grammar: str | None = None
+    call_grammar: str | None = None
     wants_grammar = config.llm.llamacpp.grammar
     if wants_grammar is None:
         wants_grammar = profile.grammar
-    if wants_grammar and tools:
-        if call_format.name in ("json", "fence"):
-            from edgeagent.llm.grammar import build_tool_grammar
+    if tools and call_format.name in ("json", "fence"):
+        from edgeagent.llm.grammar import build_tool_grammar
 
-            # Engines other than llama.cpp ignore the grammar, so it is safe to always pass.
+        # Engines other than llama.cpp ignore grammars, so they are safe to always pass.
+        opener = call_format.marker + ("json\n" if call_format.name == "fence" else "")
+        closer = call_format.end_marker
+        call_grammar = build_tool_grammar(
+            tools, open_marker=opener, close_marker=closer, require_call=True
+        )
+        if wants_grammar:
             grammar = build_tool_grammar(
-                tools,
-                open_marker=call_format.marker + ("json\n" if call_format.name == "fence" else ""),
-                close_marker=call_format.end_marker,
-                calls_first=True,
+                tools, open_marker=opener, close_marker=closer, calls_first=True
             )
-        else:
-            log.warning(
-                "[llm.llamacpp] grammar only constrains the json and fence call formats; "
-                "[agent] call_format = %r runs unconstrained",
-                call_format.name,
-            )
+    elif wants_grammar and tools:
+        log.warning(
+            "[llm.llamacpp] grammar only constrains the json and fence call formats; "
+            "[agent] call_format = %r runs unconstrained",
+            call_format.name,
+        )
     return Agent(
         llm=llm,
         executor=executor,
@@ -170,4 +173,5 @@ def build_agent(
         grammar=grammar,
         primer=primer,
         stop=profile.stop,
+        call_grammar=call_grammar,
     )

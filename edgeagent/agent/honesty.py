@@ -24,6 +24,13 @@ _CLAIM = re.compile(
 )
 # A tool's reply written by the model itself.
 _FAKE_RESULT = re.compile(r"</?tool_response>|\"(?:ok|result)\"\s*:", re.IGNORECASE)
+# A measured value stated as fact: weather, temperatures, disk and memory figures.
+_MEASUREMENT = re.compile(
+    r"\b(?:sunny|cloudy|overcast|rain(?:y|ing)?|snow(?:y|ing)?|drizzle|thunderstorms?|"
+    r"forecast|humidity)\b|-?\d+(?:\.\d+)?\s*(?:°\s*[CF]|degrees? (?:celsius|fahrenheit)|"
+    r"[KMGT]i?B\b|bytes\b)",
+    re.IGNORECASE,
+)
 # The placeholders of a call template; a real answer never holds them as words.
 _PLACEHOLDERS = re.compile(r"\b(?:TOOL|ARG|VALUE)\b")
 MIN_ECHO_CHARS = 25
@@ -37,6 +44,11 @@ def claims_change(text: str) -> bool:
 def fakes_result(text: str) -> bool:
     """True when ``text`` holds a tool result the model wrote itself."""
     return bool(_FAKE_RESULT.search(text))
+
+
+def reports_measurement(text: str) -> bool:
+    """True when ``text`` states weather or a disk/memory figure (a tool's kind of value)."""
+    return bool(_MEASUREMENT.search(text))
 
 
 def _norm(text: str) -> str:

@@ -81,6 +81,7 @@ class Agent:
         max_tool_chars: int = DEFAULT_MAX_TOOL_CHARS,
         primer: Sequence[Message] = (),
         stop: Sequence[str] = (),
+        call_grammar: str | None = None,
     ) -> None:
         if max_steps < 1:
             raise ValueError(f"max_steps must be at least 1, got {max_steps}")
@@ -97,6 +98,9 @@ class Agent:
         self.max_tool_chars = max_tool_chars
         self.primer = tuple(primer)
         self.stop = tuple(stop)
+        self.call_grammar = call_grammar
+        """A grammar that admits exactly one valid call: used to retry a step in which
+        the model wrote a tool's result itself instead of calling the tool."""
 
     def new_conversation(self, session_id: str | None = None) -> Conversation:
         """A conversation that starts with this agent's system prompt and primer."""
@@ -141,10 +145,29 @@ class Agent:
                 else:
                     raw = event
             parsed = self.call_format.parse(raw)
+            if not parsed.calls and self.call_grammar and self._needs_a_call(raw, records):
+                # It wrote a tool's answer, or a value only a tool can know, itself: it
+                # meant to call one. Ask again, allowing only a valid call of a tool.
+                log.info("model answered with a tool's value itself; retrying with a call")
+                async for event in self._generate(
+                    conversation, trusted=_acted(records), grammar=self.call_grammar
+                ):
+                    if isinstance(event, ErrorEvent):
+                        yield event
+                        return
+                    if isinstance(event, str):
+                        raw = event
+                parsed = self.call_format.parse(raw)
             calls = [ToolCall(c.name, c.arguments) for c in parsed.calls]
             if not calls and not parsed.errors:
-                answer = self._checked_answer(parsed.text.strip(), prompt, raw, records)
-                messages.append({"role": "assistant", "content": answer})
+                text = parsed.text.strip()
+                answer = self._checked_answer(text, prompt, raw, records)
+                if answer != text and not _acted(records):
+                    # A turn that did nothing and was answered by a fixed sentence leaves
+                    # no trace: the model would copy the sentence in later turns.
+                    del messages[conversation.turn_starts()[-1] :]
+                else:
+                    messages.append({"role": "assistant", "content": answer})
                 yield FinalAnswer(answer, tool_calls=records, steps=step)
                 return
             if step == self.max_steps:
@@ -203,7 +226,7 @@ class Agent:
                 return
 
     async def _generate(
-        self, conversation: Conversation, *, trusted: bool
+        self, conversation: Conversation, *, trusted: bool, grammar: str | None = None
     ) -> AsyncIterator[TextChunk | ErrorEvent | str]:
         """Stream one generation: visible TextChunks, then the raw text (or an ErrorEvent).
 
@@ -218,7 +241,7 @@ class Agent:
             stop=self.stop,
             max_tokens=self.max_tokens,
             temperature=self.temperature,
-            grammar=self.grammar,
+            grammar=grammar or self.grammar,
             tools=self.native_tools,
         )
         shown = self.call_format.stream_filter()
@@ -255,6 +278,12 @@ class Agent:
             yield ErrorEvent(f"The model backend failed: {type(exc).__name__}: {exc}")
             return
         yield "".join(pieces)
+
+    @staticmethod
+    def _needs_a_call(raw: str, records: list[dict[str, Any]]) -> bool:
+        if _acted(records):
+            return False
+        return honesty.fakes_result(raw) or honesty.reports_measurement(raw)
 
     def _answer_from_results(self, step_records: list[dict[str, Any]]) -> str | None:
         """The answer built from a step's results, when every call succeeded and every
