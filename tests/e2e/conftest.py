@@ -24,6 +24,7 @@ import pytest
 from tests.daemon.conftest import DaemonProcess
 from tests.frontends.mqtt_broker import MOSQUITTO, Broker, free_port
 
+SHIPPED_WRAPPERS = Path(__file__).resolve().parents[2] / "config" / "tools.d"
 QWEN = Path("~/.cache/edgeagent/models/qwen2.5-coder-1.5b-instruct-q4_k_m.gguf").expanduser()
 DEVICE_ID = "e2e"
 READY_TIMEOUT_S = 240.0
@@ -48,16 +49,34 @@ class Stack:
             return state
 
     def set_led(self, **update: Any) -> dict[str, Any]:
+        return self._post("led", update)
+
+    def servo(self) -> dict[str, Any]:
+        """The simulator's servo, as its dashboard shows it."""
         with httpx.Client(timeout=5, trust_env=False) as http:
-            response = http.post(f"{self.simulator_url}/api/led", json=update)
+            response = http.get(f"{self.simulator_url}/api/servo")
+            response.raise_for_status()
+            state: dict[str, Any] = response.json()
+            return state
+
+    def set_servo(self, **update: Any) -> dict[str, Any]:
+        return self._post("servo", update)
+
+    def _post(self, device: str, update: dict[str, Any]) -> dict[str, Any]:
+        with httpx.Client(timeout=5, trust_env=False) as http:
+            response = http.post(f"{self.simulator_url}/api/{device}", json=update)
             response.raise_for_status()
             state: dict[str, Any] = response.json()
             return state
 
 
 def write_config(directory: Path, *, socket_path: Path, mqtt_port: int, sim_port: int) -> Path:
-    """The default model and agent settings; only the addresses point at the test's pieces."""
-    (directory / "tools.d").mkdir()
+    """The default model and agent settings and the shipped ``.tool`` wrappers; only the
+    addresses point at the test's pieces."""
+    wrappers = directory / "tools.d"
+    wrappers.mkdir()
+    for shipped in SHIPPED_WRAPPERS.glob("*.tool"):
+        shutil.copy(shipped, wrappers / shipped.name)
     config = directory / "edgeagent.toml"
     config.write_text(
         f"""
