@@ -1,7 +1,7 @@
-Find files by name.
+Find files by name pattern.
 
 @title Find files
 @name glob
 @wrapped shell
-@command find {arguments} -type f
-@param arguments {array<string>} [required] e.g. [".", "-name", "*.py"]
+@command find . -type f -name {arguments}
+@param arguments {array<string>} [required] A name pattern, e.g. ["*.md"]

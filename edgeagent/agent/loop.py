@@ -158,7 +158,7 @@ class Agent:
                     if isinstance(event, str):
                         raw = event
                 parsed = self.call_format.parse(raw)
-            calls = [ToolCall(c.name, c.arguments) for c in parsed.calls]
+            calls = [self.executor.resolve(ToolCall(c.name, c.arguments)) for c in parsed.calls]
             if not calls and not parsed.errors:
                 text = parsed.text.strip()
                 answer = self._checked_answer(text, prompt, raw, records)
@@ -293,7 +293,7 @@ class Agent:
         parts = []
         for record in step_records:
             tool = self.executor.registry.get(record["name"])
-            if tool is None or tool.answer is None:
+            if tool.answer is None:
                 return None
             try:
                 parts.append(tool.answer(record["result"]).strip())

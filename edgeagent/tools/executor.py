@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import asyncio
 import logging
+import shlex
 import threading
 from collections.abc import Awaitable, Callable, Mapping
 from dataclasses import dataclass
@@ -132,12 +133,42 @@ def _in_daemon_thread(func: Callable[..., Any], kwargs: dict[str, Any]) -> async
     return future
 
 
+def as_argument_list(arguments: Mapping[str, Any]) -> list[str]:
+    """A call's arguments as one command-line list, in the order the model wrote them.
+
+    ``{"arguments": ["-l", "logs"]}`` stays that list; ``{"path": "data.csv"}`` or
+    ``{"pattern": "milk", "path": "."}`` become ``["data.csv"]``, ``["milk", "."]``; a
+    string value is split like a shell would (never run by one).
+    """
+    words: list[str] = []
+    for value in arguments.values():
+        items = value if isinstance(value, list) else [value]
+        for item in items:
+            if isinstance(item, str):
+                words += shlex.split(item) if item.strip() else []
+            elif item is not None and not isinstance(item, (dict, list)):
+                words.append(str(item).lower() if isinstance(item, bool) else str(item))
+    return words
+
+
 class ToolExecutor:
     """Runs tool calls for the agent loop and for ``edgeagent tools call``."""
 
     def __init__(self, registry: ToolRegistry, *, policy: CallPolicy | None = None) -> None:
         self.registry = registry
         self.policy = policy or CallPolicy()
+
+    def resolve(self, call: ToolCall) -> ToolCall:
+        """The call to run: ``call`` itself, or, when it names no tool but a command that
+        a wrappable tool runs (the model calls ``ps`` or ``cat`` as if they were tools),
+        that tool's call for the command. Anything else is left to fail as unknown."""
+        if call.name in self.registry or not isinstance(call.arguments, dict):
+            return call
+        for tool in self.registry:
+            if tool.wrap is not None and call.name in tool.extra.get("commands", ()):
+                words = as_argument_list(call.arguments)
+                return ToolCall(tool.name, tool.wrap(f"{call.name} {{arguments}}", words))
+        return call
 
     def validate(self, call: ToolCall) -> tuple[Tool, dict[str, Any]]:
         """Look the tool up and validate arguments; raise a :class:`ToolError` if wrong."""

@@ -29,10 +29,10 @@ from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any
 
-from pydantic import ConfigDict, Field, StrictStr, ValidationError, create_model
+from pydantic import ConfigDict, Field, StrictStr, ValidationError, create_model, model_validator
 
 from edgeagent.errors import ToolArgumentError, ToolDefinitionError
-from edgeagent.tools.executor import describe_validation_error
+from edgeagent.tools.executor import as_argument_list, describe_validation_error
 from edgeagent.tools.registry import ToolRegistry
 from edgeagent.tools.tool import Tool
 
@@ -135,6 +135,16 @@ def _check(spec: ToolFile) -> None:
         )
 
 
+def _fold_arguments(cls: type[Any], data: Any) -> Any:
+    """Read what a small model writes for a command's argument list as that list:
+    ``{"path": "data.csv"}``, ``{"pattern": "milk", "path": "."}``, ``"-l logs"``."""
+    if not isinstance(data, dict) or not data:
+        return data
+    if set(data) == {"arguments"} and isinstance(data["arguments"], list):
+        return data
+    return {"arguments": as_argument_list(data)}
+
+
 def build_wrapped_tool(spec: ToolFile, target: Tool) -> Tool:
     """The tool a parsed file defines, on top of ``target`` (which must be wrappable)."""
     origin = spec.path.name
@@ -147,6 +157,7 @@ def build_wrapped_tool(spec: ToolFile, target: Tool) -> Tool:
     model = create_model(
         f"{spec.name}_arguments",
         __config__=ConfigDict(extra="forbid"),
+        __validators__={"fold": model_validator(mode="before")(_fold_arguments)},  # type: ignore[dict-item]
         arguments=(
             list[StrictStr],
             Field(... if spec.param_required else [], description=description),

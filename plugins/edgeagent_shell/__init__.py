@@ -121,7 +121,13 @@ def build_shell_tool(options: ShellOptions, *, base: Path) -> Tool:
         max_output_bytes=options.max_output_bytes,
     )
     # The executor's own timeout backs up the runner's, which kills the process first.
-    return replace(make_tool(shell.shell, plugin="shell"), timeout_s=options.timeout_s + 2)
+    # "commands": a call of an unknown tool named after one of these (the model writes
+    # {"name": "ps"}) runs as that shell command (ToolExecutor.resolve).
+    return replace(
+        make_tool(shell.shell, plugin="shell"),
+        timeout_s=options.timeout_s + 2,
+        extra={"commands": tuple(sorted(options.allow))},
+    )
 
 
 @hookimpl

@@ -200,11 +200,9 @@ def test_duplicate_names_first_file_wins_with_a_warning(
     ("arguments", "error"),
     [
         ({}, "missing required argument 'arguments'"),
-        ({"arguments": "Ada"}, "arguments: Input should be a valid list"),
         ({"arguments": ["Ada", 7]}, "arguments.1: Input should be a valid string"),
         ({"arguments": ["a", "b", "c", "d"]}, "times must be 1-3, got 4"),
         ({"arguments": ["x" * 40]}, "text: String should have at most 40 characters"),
-        ({"arguments": [], "extra": 1}, "unexpected argument 'extra'"),
     ],
 )
 def test_bad_arguments_are_errors_the_model_can_read(
@@ -216,6 +214,25 @@ def test_bad_arguments_are_errors_the_model_can_read(
     assert result["ok"] is False
     assert error in result["error"]
     assert parrot.said == []
+
+
+@pytest.mark.parametrize(
+    ("arguments", "words"),
+    [
+        ({"arguments": "Ada Lovelace"}, ["Ada", "Lovelace"]),  # a string, split like argv
+        ({"name": "Ada"}, ["Ada"]),  # another key than the schema's, as Qwen writes it
+        ({"name": "Ada", "times": 2}, ["Ada", "2"]),  # in the order written
+    ],
+)
+def test_what_a_small_model_writes_for_the_list_is_read_as_the_list(
+    tmp_path: Path, registry: ToolRegistry, parrot: Parrot, arguments: Any, words: list[str]
+) -> None:
+    write(tmp_path, "greet.tool", FULL)
+    load_wrapped_tools(tmp_path, registry)
+    assert call(registry, "greet", arguments)["ok"] is True
+    direct = call(registry, "greet", {"arguments": words})
+    assert direct["ok"] is True
+    assert parrot.said[0] == parrot.said[1]
 
 
 def test_optional_arguments_default_to_an_empty_list(
@@ -258,10 +275,11 @@ def test_shipped_tool_files_wrap_the_real_shell(tmp_path: Path) -> None:
     shell: Tool = build_shell_tool(ShellOptions(roots=[root]), base=tmp_path)
     registry = ToolRegistry([shell])
     assert load_wrapped_tools(REPO / "config" / "tools.d", registry) == []
-    assert registry.names() == ["df", "glob", "grep", "ls", "shell"]
+    assert registry.names() == ["cat", "df", "glob", "grep", "ls", "shell"]
 
-    found = call(registry, "glob", {"arguments": [".", "-name", "*.py"]})
+    found = call(registry, "glob", {"arguments": ["*.py"]})
     assert found["result"]["output"] == "./src/main.py\n"
+    assert call(registry, "cat", {"file": "notes.md"})["result"]["output"] == "nothing\n"
     hits = call(registry, "grep", {"arguments": ["TODO", "src"]})
     assert hits["result"]["output"] == "src/main.py:1:print('TODO: more')\n"
     listing = call(registry, "ls", {"arguments": []})["result"]["output"]
@@ -272,8 +290,23 @@ def test_shipped_tool_files_wrap_the_real_shell(tmp_path: Path) -> None:
         "src/main.py:1:print('TODO: more')"
     )
 
-    escape = call(registry, "glob", {"arguments": ["/", "-name", "passwd"]})
+    escape = call(registry, "cat", {"arguments": ["/etc/passwd"]})
     assert escape["ok"] is False and "outside the allowed directories" in escape["error"]
-    injected = call(registry, "glob", {"arguments": [".", "-delete"]})
+    injected = call(registry, "glob", {"arguments": ["*.py", "-delete"]})
     assert injected["ok"] is False and "'-delete'" in injected["error"]
     assert (root / "src" / "main.py").exists()
+
+
+def test_a_call_named_after_an_allowed_command_runs_that_command(tmp_path: Path) -> None:
+    # Qwen2.5-Coder calls {"name": "ps"} or {"name": "wc", ...} as if they were tools.
+    (tmp_path / "notes.txt").write_text("one\ntwo\n")
+    executor = ToolExecutor(
+        ToolRegistry([build_shell_tool(ShellOptions(roots=[tmp_path]), base=tmp_path)])
+    )
+    resolved = executor.resolve(ToolCall("wc", {"file": "notes.txt", "flags": "-l"}))
+    assert resolved == ToolCall("shell", {"command": "wc notes.txt -l"})
+    result = asyncio.run(executor.execute(resolved))
+    assert result.ok and "2" in result.result["output"]
+    # Not an allowed command: left alone, so it fails as an unknown tool, naming the tools.
+    assert executor.resolve(ToolCall("rm", {"arguments": ["notes.txt"]})).name == "rm"
+    assert (tmp_path / "notes.txt").exists()

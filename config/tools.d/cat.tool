@@ -1,0 +1,7 @@
+Show what a file contains.
+
+@title Show a file
+@name cat
+@wrapped shell
+@command cat {arguments}
+@param arguments {array<string>} [required] Files, e.g. ["notes.txt"]
