@@ -123,6 +123,8 @@ def build_agent(
     config: Config, *, llm: LLM, executor: ToolExecutor, registry: ToolRegistry
 ) -> Agent:
     """The agent loop for the enabled tools, with the model profile and [agent] settings."""
+    from edgeagent.agent.decline import NAME as DECLINE
+    from edgeagent.agent.decline import decline_tool
     from edgeagent.agent.loop import Agent
     from edgeagent.agent.prompt import build_primer, build_system_prompt
     from edgeagent.tools.calls import get_call_format
@@ -130,6 +132,9 @@ def build_agent(
     profile = select_profile(config.agent.profile, model=model_name(config))
     call_format = get_call_format(resolve_call_format(config))
     tools = list(registry)
+    offers_decline = config.agent.decline and bool(tools) and DECLINE not in registry
+    if offers_decline:
+        tools.append(decline_tool())
     system_prompt = build_system_prompt(
         tools,
         manifest_format=config.agent.manifest_format,
@@ -174,4 +179,6 @@ def build_agent(
         primer=primer,
         stop=profile.stop,
         call_grammar=call_grammar,
+        decline=offers_decline,
+        check_target=config.agent.check_target,
     )

@@ -97,6 +97,11 @@ class AgentConfig(Section):
     """``auto``: the profile's format."""
     primer: bool = True
     """Start each conversation with worked example turns (a call and a refusal)."""
+    decline: bool = False
+    """Offer the model a ``decline`` call for requests no tool serves (restraint)."""
+    check_target: bool = True
+    """Before an acting tool runs, ask the model in one constrained word which device
+    the request is about; "none" refuses the call (restraint)."""
     max_steps: int = Field(5, ge=1, le=50)
     context_threshold: float = Field(0.8, gt=0, le=1)
     system_prompt: str | None = None

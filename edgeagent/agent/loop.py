@@ -17,6 +17,8 @@ from typing import Any
 
 from edgeagent.agent import honesty
 from edgeagent.agent.context import Conversation, fit_context
+from edgeagent.agent.decline import NAME as DECLINE
+from edgeagent.agent.decline import decline_answer
 from edgeagent.agent.events import (
     ErrorEvent,
     Event,
@@ -29,7 +31,7 @@ from edgeagent.errors import ContextOverflowError, LLMError
 from edgeagent.llm.base import LLM, GenerateRequest, Message
 from edgeagent.tools.calls import CallFormat
 from edgeagent.tools.executor import ToolCall, ToolExecutor
-from edgeagent.tools.tool import ToolResult
+from edgeagent.tools.tool import ToolKind, ToolResult
 
 log = logging.getLogger(__name__)
 
@@ -51,6 +53,15 @@ def sanitize(text: str, *, frame_tags: bool = True) -> str:
 def _signature(call: ToolCall) -> str:
     """A call's identity for the repeat guard: name plus canonical arguments."""
     return call.name + json.dumps(call.arguments, sort_keys=True, default=str)
+
+
+YES_NO = 'root ::= "yes" | "no"\n'
+
+
+def target_question(prompt: str, device: str) -> str:
+    """Asked alone, without the conversation: measured on Qwen2.5-Coder-1.5B, the
+    question in context, or as a choice between devices, just agrees with the call."""
+    return f'Request: "{prompt}"\nIs this request about {device}? Answer yes or no.'
 
 
 def _acted(records: list[dict[str, Any]]) -> bool:
@@ -82,6 +93,8 @@ class Agent:
         primer: Sequence[Message] = (),
         stop: Sequence[str] = (),
         call_grammar: str | None = None,
+        decline: bool = False,
+        check_target: bool = False,
     ) -> None:
         if max_steps < 1:
             raise ValueError(f"max_steps must be at least 1, got {max_steps}")
@@ -99,6 +112,11 @@ class Agent:
         self.primer = tuple(primer)
         self.stop = tuple(stop)
         self.call_grammar = call_grammar
+        self.decline = decline
+        self.check_target = check_target
+        """Before an acting tool runs, ask the model which device the request is about
+        (one constrained word); "none" refuses the call (restraint)."""
+        """The model may answer with a ``decline`` call (edgeagent.agent.decline)."""
         """A grammar that admits exactly one valid call: used to retry a step in which
         the model wrote a tool's result itself instead of calling the tool."""
 
@@ -159,6 +177,17 @@ class Agent:
                         raw = event
                 parsed = self.call_format.parse(raw)
             calls = [self.executor.resolve(ToolCall(c.name, c.arguments)) for c in parsed.calls]
+            declined = [c for c in calls if self.decline and c.name == DECLINE]
+            calls = [c for c in calls if c not in declined]
+            if declined and not calls and not records:
+                answer = decline_answer(declined[0].arguments)
+                messages += [
+                    {"role": "assistant", "content": self.call_format.render_call(declined[:1])},
+                    {"role": "tool", "content": ToolResult.success(answer).to_json()},
+                    {"role": "assistant", "content": answer},
+                ]
+                yield FinalAnswer(answer, tool_calls=records, steps=step)
+                return
             if not calls and not parsed.errors:
                 text = parsed.text.strip()
                 answer = self._checked_answer(text, prompt, raw, records)
@@ -170,6 +199,12 @@ class Agent:
                     messages.append({"role": "assistant", "content": answer})
                 yield FinalAnswer(answer, tool_calls=records, steps=step)
                 return
+            if calls and not records and self.check_target:
+                refusal = await self._off_target(conversation, calls)
+                if refusal is not None:
+                    del messages[conversation.turn_starts()[-1] :]
+                    yield FinalAnswer(refusal, tool_calls=records, steps=step)
+                    return
             if step == self.max_steps:
                 wanted = ", ".join(_describe_call(c) for c in calls) or "a malformed tool call"
                 yield ErrorEvent(
@@ -278,6 +313,40 @@ class Agent:
             yield ErrorEvent(f"The model backend failed: {type(exc).__name__}: {exc}")
             return
         yield "".join(pieces)
+
+    async def _off_target(self, conversation: Conversation, calls: list[ToolCall]) -> str | None:
+        """A refusal when the model calls an acting tool for a request that, asked in
+        one constrained word, it says that tool's device cannot do; else ``None``."""
+        prompt = conversation.messages[conversation.turn_starts()[-1]]["content"]
+        for call in calls:
+            tool = (
+                self.executor.registry.get(call.name)
+                if call.name in self.executor.registry
+                else None
+            )
+            if tool is None or tool.kind is not ToolKind.ACT:
+                continue
+            question = target_question(prompt, tool.title or tool.description)
+            request = GenerateRequest(
+                messages=[{"role": "user", "content": question}],
+                session=conversation.id,
+                max_tokens=2,
+                temperature=0.0,
+                grammar=YES_NO,
+                aside=True,
+            )
+            words = ""
+            try:
+                async for piece in self.llm.stream(request):
+                    words += piece
+            except LLMError as exc:  # the check is advice; the call itself is validated
+                log.warning("target check failed, running the call: %s", exc)
+                return None
+            answer = (words.strip().split() or [""])[0].strip(".,!'\"").lower()
+            log.info("target check: %r for %s -> %r", prompt[:60], tool.name, answer)
+            if answer == "no":
+                return "I can't do that here: none of my devices can do that."
+        return None
 
     @staticmethod
     def _needs_a_call(raw: str, records: list[dict[str, Any]]) -> bool:

@@ -13,6 +13,8 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
+from edgeagent.agent.decline import NAME as DECLINE
+from edgeagent.agent.decline import decline_answer
 from edgeagent.llm.base import Message
 from edgeagent.tools.calls import CallFormat
 from edgeagent.tools.executor import ToolCall
@@ -35,6 +37,7 @@ RULES = (
 )
 DECLINE_PROMPT = "water the plants"
 DECLINE_ANSWER = "I can't do that here: none of my tools can water plants."
+DECLINE_REASON = "no tool waters plants"
 
 
 @dataclass(frozen=True)
@@ -138,9 +141,20 @@ def build_primer(tools: Sequence[Tool], *, call_format: CallFormat) -> list[Mess
         ]
         if len(messages) >= 4 * PRIMER_CALLS:
             break
+    decline = by_name.get(DECLINE)
+    if decline is None:
+        messages += [
+            {"role": "user", "content": DECLINE_PROMPT},
+            {"role": "assistant", "content": DECLINE_ANSWER},
+        ]
+        return messages
+    arguments = {"reason": DECLINE_REASON}
+    answer = decline_answer(arguments)
     messages += [
         {"role": "user", "content": DECLINE_PROMPT},
-        {"role": "assistant", "content": DECLINE_ANSWER},
+        {"role": "assistant", "content": call_format.render_call([ToolCall(DECLINE, arguments)])},
+        {"role": "tool", "content": ToolResult.success(answer).to_json()},
+        {"role": "assistant", "content": answer},
     ]
     return messages
 

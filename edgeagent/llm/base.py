@@ -45,6 +45,9 @@ class GenerateRequest:
     """A GBNF grammar that constrains tool calls (llama.cpp only; others ignore it)."""
     tools: Sequence[dict[str, Any]] | None = None
     """OpenAI-style tool list, for engines with native tool support (HTTP backends)."""
+    aside: bool = False
+    """A short side question outside the conversation: an engine that caches the
+    conversation's context (llama.cpp) answers it without evicting that cache."""
 
 
 @dataclass

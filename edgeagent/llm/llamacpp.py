@@ -47,6 +47,8 @@ log = logging.getLogger(__name__)
 TOOL_MARKERS = ("<tool_call>", "</tool_call>")
 # Prompt tokens evaluated per llama.cpp call; between chunks a cancel is noticed.
 PREFILL_CHUNK = 128
+# Tokens of context for side questions (GenerateRequest.aside): one short question.
+ASIDE_CTX = 512
 
 
 @dataclass
@@ -240,6 +242,7 @@ class LlamaCppEngine:
         self._lc = llama_cpp
         self.model_path = model_path
         self.plain_markers = plain_markers
+        self._n_threads = n_threads
         self._llm: Llama | None = llama_cpp.Llama(
             model_path=str(model_path),
             n_ctx=n_ctx,
@@ -248,6 +251,9 @@ class LlamaCppEngine:
             n_batch=min(512, n_ctx),
             verbose=False,
         )
+        # Side questions (GenerateRequest.aside) run in a second, small context over the
+        # same memory-mapped weights, so the conversation's KV cache stays warm.
+        self._aside: tuple[Llama, GrammarGate | None] | None = None
         llm = self._llm
         source = llm.metadata.get("tokenizer.chat_template")
         if not source:
@@ -364,9 +370,34 @@ class LlamaCppEngine:
         return gate.constrained_choice(chain)
 
     def generate(self, request: GenerateRequest, *, cancelled: CancelCheck) -> Iterator[str]:
-        llm = self._llm
-        if llm is None:
+        if self._llm is None:
             raise LLMError("the llama.cpp engine is closed")
+        if not request.aside:
+            yield from self._generate(request, cancelled)
+            return
+        # Swap the side context in for this one generation; stats stay the main one's.
+        main, main_gate, main_stats = self._llm, self._grammar, self.stats
+        side, side_gate = self._aside or (self._side_context(), None)
+        self._llm, self._grammar = side, side_gate
+        try:
+            yield from self._generate(request, cancelled)
+        finally:
+            self._aside = (side, self._grammar)
+            self._llm, self._grammar, self.stats = main, main_gate, main_stats
+
+    def _side_context(self) -> Llama:
+        return self._lc.Llama(
+            model_path=str(self.model_path),
+            n_ctx=ASIDE_CTX,
+            n_threads=self._n_threads,
+            n_threads_batch=self._n_threads,
+            n_batch=ASIDE_CTX,
+            verbose=False,
+        )
+
+    def _generate(self, request: GenerateRequest, cancelled: CancelCheck) -> Iterator[str]:
+        llm = self._llm
+        assert llm is not None
         tokens = self.tokenize_messages(request.messages)
         n_ctx = llm.n_ctx()
         if len(tokens) >= n_ctx:
@@ -425,6 +456,11 @@ class LlamaCppEngine:
         if self._grammar is not None:
             self._grammar.close()
             self._grammar = None
+        aside, self._aside = self._aside, None
+        if aside is not None:
+            if aside[1] is not None:
+                aside[1].close()
+            aside[0].close()
         if llm is not None:
             llm.close()
 

@@ -317,7 +317,9 @@ class _Scanner:
         content = buf[start : len(buf) if k == -1 else k]
         lang_match = re.match(r"[\w+.-]*", content)
         lang = lang_match.group() if lang_match else ""
-        inner, _ = self.scan(content[len(lang) :], final=True)
+        # In a call fence, {"name": "uptime"} with no arguments is a call too.
+        lenient = lang.lower() in _CALL_FENCE_LANGS
+        inner, _ = self.scan(content[len(lang) :], final=True, lenient=lenient)
         calls = [c for s in inner for c in s.calls]
         errors = [e for s in inner for e in s.errors]
         other = "".join(s.raw for s in inner if s.kind == "text")

@@ -83,7 +83,12 @@ class LedController:
         self._lock = threading.Lock()  # one change at a time, effects included
         self._closed = False
 
-    @tool(kind="act", timeout_s=10.0, answer=led_answer)
+    @tool(
+        kind="act",
+        timeout_s=10.0,
+        answer=led_answer,
+        title="the LED strip (lights, lamp, colors, brightness)",
+    )
     def led(
         self,
         on: Annotated[bool | None, Field(description="on/off")] = None,

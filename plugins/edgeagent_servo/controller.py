@@ -43,7 +43,12 @@ class ServoController:
         self._lock = threading.Lock()
         self._closed = False
 
-    @tool(kind="act", timeout_s=10.0, answer=servo_answer)
+    @tool(
+        kind="act",
+        timeout_s=10.0,
+        answer=servo_answer,
+        title="the servo that turns the camera (angles, left, right)",
+    )
     def servo(
         self,
         angle: Annotated[

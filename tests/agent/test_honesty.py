@@ -11,6 +11,7 @@ import pytest
 
 from edgeagent.agent import honesty
 from edgeagent.agent.context import Conversation
+from edgeagent.agent.decline import decline_tool
 from edgeagent.agent.events import FinalAnswer, TextChunk, ToolCallEvent
 from edgeagent.agent.loop import Agent
 from edgeagent.agent.prompt import build_primer, build_system_prompt
@@ -229,3 +230,86 @@ def test_conversation_start_without_primer_is_unchanged() -> None:
     assert conversation.kept == 1 and conversation.messages == [
         {"role": "system", "content": "sys"}
     ]
+
+
+def make_with_decline(rules: list[Rule]) -> tuple[Agent, Strip]:
+    strip = Strip()
+    engine = ScriptedEngine(rules, default="Okay.", context_window=4096)
+    tools = [*tools_from(strip, plugin="test"), decline_tool()]
+    call_format = get_call_format("fence")
+    agent = Agent(
+        llm=InProcessLLM(engine),
+        executor=ToolExecutor(ToolRegistry(tools[:-1])),
+        call_format=call_format,
+        system_prompt=build_system_prompt(
+            tools, manifest_format="concise", call_format=call_format
+        ),
+        primer=build_primer(tools, call_format=call_format),
+        decline=True,
+    )
+    return agent, strip
+
+
+def test_a_decline_call_runs_nothing_and_answers_with_the_reason() -> None:
+    agent, strip = make_with_decline(
+        [(r"(?i)fan", fence("decline", reason="No tool controls a fan"))]
+    )
+    conversation = agent.new_conversation("d1")
+    events = run_turn(agent, "turn on the fan", conversation)
+    answer = final(events)
+    assert answer.text == "I can't do that here: no tool controls a fan."
+    assert answer.tool_calls == [] and strip.commands == []
+    assert not [e for e in events if isinstance(e, ToolCallEvent)]
+    # The history shows the refusal as a call, like every other turn.
+    assert conversation.messages[-1]["content"] == answer.text
+    assert '"decline"' in conversation.messages[-3]["content"]
+
+
+def test_a_decline_that_claims_a_change_is_not_repeated() -> None:
+    agent, _ = make_with_decline([(r"(?i)door", fence("decline", reason="The door is now open"))])
+    assert "now open" not in final(run_turn(agent, "open the door")).text
+
+
+def test_the_primer_refuses_with_a_decline_call_when_decline_is_offered() -> None:
+    agent, _ = make_with_decline([])
+    calls = [m["content"] for m in agent.primer if m["content"].startswith("```json")]
+    assert any('"decline"' in c for c in calls) and any('"led"' in c for c in calls)
+    assert "decline(reason: str" in agent.system_prompt
+
+
+def make_checked(rules: list[Rule]) -> tuple[Agent, ScriptedEngine, Strip]:
+    agent, engine, strip = make(rules)
+    agent.check_target = True
+    return agent, engine, strip
+
+
+def test_an_acting_call_the_model_itself_says_is_off_target_is_refused() -> None:
+    agent, engine, strip = make_checked(
+        [
+            (r'Request: "turn on the fan"', "no"),
+            (r"(?i)fan", fence("led", color="white")),
+        ]
+    )
+    conversation = agent.new_conversation("t1")
+    answer = final(run_turn(agent, "turn on the fan", conversation))
+    assert strip.commands == [] and answer.tool_calls == []
+    assert answer.text.startswith("I can't do that here")
+    check = engine.requests[-1]
+    assert check.aside and len(check.messages) == 1  # asked alone, outside the conversation
+    assert conversation.messages[conversation.kept :] == []  # nothing to imitate later
+
+
+def test_an_acting_call_on_target_runs() -> None:
+    agent, _, strip = make_checked(
+        [(r'Request: "make it blue"', "yes"), (r"(?i)blue", fence("led", color="blue"))]
+    )
+    assert final(run_turn(agent, "make it blue")).text == "The LED strip is now blue."
+    assert strip.commands == ["blue"]
+
+
+def test_read_calls_are_not_checked() -> None:
+    agent, engine, _ = make_checked(
+        [(r"up 3 days", "Up for 3 days."), (r"(?i)uptime", fence("uptime"))]
+    )
+    final(run_turn(agent, "uptime?"))
+    assert not any(r.aside for r in engine.requests)

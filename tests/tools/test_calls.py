@@ -114,3 +114,11 @@ def test_custom_markers_are_used_and_still_parsed() -> None:
 def test_bad_call_format_settings_are_refused(name: str, kwargs: dict[str, Any]) -> None:
     with pytest.raises(ConfigError, match=r"(?i)call"):
         get_call_format(name, **kwargs)
+
+
+def test_a_fenced_call_without_arguments() -> None:
+    # Qwen2.5-Coder writes {"name": "uptime"} for a tool that takes nothing.
+    parsed = get_call_format("fence").parse('```json\n{"name": "uptime"}\n```')
+    assert parsed.calls == [ToolCall("uptime", {})] and parsed.text == ""
+    # Outside a fence, a lone {"name": ...} stays text: it may be data, not a call.
+    assert get_call_format("fence").parse('{"name": "Ada"}').calls == []
