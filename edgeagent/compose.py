@@ -18,6 +18,7 @@ from edgeagent.llm.profiles import select_profile
 from edgeagent.tools.executor import CallPolicy, Confirm, ToolExecutor
 from edgeagent.tools.plugins import PluginContext, PluginLoadReport, load_plugins
 from edgeagent.tools.registry import ToolRegistry
+from edgeagent.tools.tool import ToolKind
 
 if TYPE_CHECKING:
     from edgeagent.agent.loop import Agent
@@ -153,8 +154,10 @@ def build_agent(
         # Engines other than llama.cpp ignore grammars, so they are safe to always pass.
         opener = call_format.marker + ("json\n" if call_format.name == "fence" else "")
         closer = call_format.end_marker
+        # A forced call is for a value only a tool can know: never an acting tool.
+        readers = [t for t in tools if t.kind is ToolKind.READ and t.name != DECLINE]
         call_grammar = build_tool_grammar(
-            tools, open_marker=opener, close_marker=closer, require_call=True
+            readers or tools, open_marker=opener, close_marker=closer, require_call=True
         )
         if wants_grammar:
             grammar = build_tool_grammar(

@@ -51,6 +51,15 @@ def reports_measurement(text: str) -> bool:
     return bool(_MEASUREMENT.search(text))
 
 
+_NUMBER = re.compile(r"\d+(?:[.,]\d+)*")
+
+
+def new_numbers(text: str, prompt: str) -> list[str]:
+    """Numbers in ``text`` that the prompt does not hold (a value someone computed)."""
+    given = {n.replace(",", "") for n in _NUMBER.findall(prompt)}
+    return [n for n in _NUMBER.findall(text) if n.replace(",", "") not in given]
+
+
 def _norm(text: str) -> str:
     return " ".join(re.sub(r"[^\w%#°-]+", " ", text.lower()).split())
 

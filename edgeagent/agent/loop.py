@@ -58,6 +58,14 @@ def _signature(call: ToolCall) -> str:
 YES_NO = 'root ::= "yes" | "no"\n'
 
 
+def calculation_question(prompt: str) -> str:
+    return f'Request: "{prompt}"\nIs this request a math problem to calculate? Answer yes or no.'
+
+
+def _current_prompt(conversation: Conversation) -> str:
+    return conversation.messages[conversation.turn_starts()[-1]]["content"]
+
+
 def target_question(prompt: str, device: str) -> str:
     """Asked alone, without the conversation: measured on Qwen2.5-Coder-1.5B, the
     question in context, or as a choice between devices, just agrees with the call."""
@@ -163,7 +171,11 @@ class Agent:
                 else:
                     raw = event
             parsed = self.call_format.parse(raw)
-            if not parsed.calls and self.call_grammar and self._needs_a_call(raw, records):
+            if (
+                not parsed.calls
+                and self.call_grammar
+                and await self._needs_a_call(conversation, raw, parsed.text, records)
+            ):
                 # It wrote a tool's answer, or a value only a tool can know, itself: it
                 # meant to call one. Ask again, allowing only a valid call of a tool.
                 log.info("model answered with a tool's value itself; retrying with a call")
@@ -317,42 +329,57 @@ class Agent:
     async def _off_target(self, conversation: Conversation, calls: list[ToolCall]) -> str | None:
         """A refusal when the model calls an acting tool for a request that, asked in
         one constrained word, it says that tool's device cannot do; else ``None``."""
-        prompt = conversation.messages[conversation.turn_starts()[-1]]["content"]
+        prompt = _current_prompt(conversation)
         for call in calls:
-            tool = (
-                self.executor.registry.get(call.name)
-                if call.name in self.executor.registry
-                else None
-            )
-            if tool is None or tool.kind is not ToolKind.ACT:
+            if call.name not in self.executor.registry:
                 continue
-            question = target_question(prompt, tool.title or tool.description)
-            request = GenerateRequest(
-                messages=[{"role": "user", "content": question}],
-                session=conversation.id,
-                max_tokens=2,
-                temperature=0.0,
-                grammar=YES_NO,
-                aside=True,
+            tool = self.executor.registry.get(call.name)
+            if tool.kind is not ToolKind.ACT:
+                continue
+            answer = await self._ask_aside(
+                conversation, target_question(prompt, tool.title or tool.description)
             )
-            words = ""
-            try:
-                async for piece in self.llm.stream(request):
-                    words += piece
-            except LLMError as exc:  # the check is advice; the call itself is validated
-                log.warning("target check failed, running the call: %s", exc)
-                return None
-            answer = (words.strip().split() or [""])[0].strip(".,!'\"").lower()
             log.info("target check: %r for %s -> %r", prompt[:60], tool.name, answer)
             if answer == "no":
                 return "I can't do that here: none of my devices can do that."
         return None
 
-    @staticmethod
-    def _needs_a_call(raw: str, records: list[dict[str, Any]]) -> bool:
+    async def _needs_a_call(
+        self, conversation: Conversation, raw: str, text: str, records: list[dict[str, Any]]
+    ) -> bool:
+        """Whether the model's own answer states a value only a tool can know: a tool's
+        result written out, weather or a disk figure, or a computed number (the number
+        is new and the model, asked alone, calls the request a calculation)."""
         if _acted(records):
             return False
-        return honesty.fakes_result(raw) or honesty.reports_measurement(raw)
+        if honesty.fakes_result(raw) or honesty.reports_measurement(raw):
+            return True
+        prompt = _current_prompt(conversation)
+        if not honesty.new_numbers(text, prompt):
+            return False
+        answer = await self._ask_aside(conversation, calculation_question(prompt))
+        log.info("calculation check: %r -> %r", prompt[:60], answer)
+        return answer == "yes"
+
+    async def _ask_aside(self, conversation: Conversation, question: str) -> str:
+        """A yes/no question asked alone, outside the conversation (its KV cache stays);
+        "" when the backend fails (the checks are advice, never a reason to fail)."""
+        request = GenerateRequest(
+            messages=[{"role": "user", "content": question}],
+            session=conversation.id,
+            max_tokens=2,
+            temperature=0.0,
+            grammar=YES_NO,
+            aside=True,
+        )
+        words = ""
+        try:
+            async for piece in self.llm.stream(request):
+                words += piece
+        except LLMError as exc:
+            log.warning("side question failed: %s", exc)
+            return ""
+        return (words.strip().split() or [""])[0].strip(".,!'\"").lower()
 
     def _answer_from_results(self, step_records: list[dict[str, Any]]) -> str | None:
         """The answer built from a step's results, when every call succeeded and every

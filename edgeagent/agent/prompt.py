@@ -58,9 +58,21 @@ EXAMPLES: dict[str, Example] = {
         {"on": True, "color": "green", "brightness": 100},
     ),
     "servo": Example("turn the camera 15 degrees to the right", {"right": 15}, {"angle": 15}),
+    "weather": Example(
+        "how will the weather be in Oslo the day after tomorrow?",
+        {"location": "Oslo", "day": "day after tomorrow"},
+        {
+            "place": "Oslo, Norway",
+            "date": "2026-01-03",
+            "weekday": "Saturday",
+            "description": "light snow",
+            "temp_min": "-6 °C",
+            "temp_max": "-1 °C",
+        },
+    ),
 }
-PRIMER_CALLS = 2
-"""Worked calls in the primer: each costs about 60 tokens of a 2048-token context."""
+PRIMER_CALLS = 3
+"""Worked calls in the primer: each costs 50-90 tokens of a 2048-token context."""
 
 
 def example_call(tools: Sequence[Tool]) -> ToolCall:

@@ -169,8 +169,8 @@ class OpenMeteo:
             Field(max_length=40, description="today, tomorrow, friday, in 3 days, 2026-11-24"),
         ] = "today",
     ) -> dict[str, Any]:
-        """Daily weather forecast for a place; day: today, tomorrow, friday, in 3 days or
-        YYYY-MM-DD."""
+        """Daily weather forecast for a place; day: the user's own words for it (today,
+        tomorrow, day after tomorrow, friday, in 3 days)."""
         today = self.today()
         offset = days_ahead(day, today)
         date = today + dt.timedelta(days=offset)

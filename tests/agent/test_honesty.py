@@ -313,3 +313,69 @@ def test_read_calls_are_not_checked() -> None:
     )
     final(run_turn(agent, "uptime?"))
     assert not any(r.aside for r in engine.requests)
+
+
+class Calculator:
+    """A read tool with an answer template, and a record of what it computed."""
+
+    def __init__(self) -> None:
+        self.asked: list[str] = []
+
+    @tool(name="math", answer=lambda r: f"{r['expression']} = {r['result']}")
+    def math(self, expression: str) -> dict[str, Any]:
+        """Evaluate arithmetic."""
+        self.asked.append(expression)
+        return {"expression": expression, "result": 391}
+
+
+class GrammarAwareModel:
+    """Answers from memory, unless a grammar forces a call; a side question gets "yes".
+
+    Stands in for llama.cpp's constrained decoding, which the scripted engine lacks."""
+
+    def __init__(self) -> None:
+        self.requests: list[Any] = []
+
+    async def stream(self, request: Any) -> Any:
+        self.requests.append(request)
+        if request.aside:
+            yield "yes"
+        elif request.grammar:
+            yield fence("math", expression="17*23")
+        else:
+            yield "17 times 23 is 391."
+
+    async def count_tokens(self, messages: Any) -> int:
+        return 10
+
+    async def status(self) -> Any:
+        from edgeagent.llm.base import EngineStatus
+
+        return EngineStatus(backend="stub", model="stub", context_window=4096)
+
+    async def aclose(self) -> None:
+        pass
+
+
+def test_a_computed_number_from_memory_is_replaced_by_a_forced_call() -> None:
+    calculator = Calculator()
+    model = GrammarAwareModel()
+    tools = tools_from(calculator, plugin="test")
+    call_format = get_call_format("fence")
+    agent = Agent(
+        llm=model,  # type: ignore[arg-type]
+        executor=ToolExecutor(ToolRegistry(tools)),
+        call_format=call_format,
+        system_prompt="sys",
+        call_grammar="root ::= call",
+    )
+    answer = final(run_turn(agent, "what's 17 times 23?"))
+    assert calculator.asked == ["17*23"]
+    assert answer.text == "17*23 = 391"
+    assert [bool(r.aside) for r in model.requests] == [False, True, False]
+
+
+def test_new_numbers() -> None:
+    assert honesty.new_numbers("17 times 23 is 391", "what's 17 times 23?") == ["391"]
+    assert honesty.new_numbers("Paris.", "capital of France?") == []
+    assert honesty.new_numbers("It is 1,000.", "is it 1000?") == []

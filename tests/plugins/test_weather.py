@@ -342,7 +342,8 @@ def test_days_out_of_range_or_unknown_are_refused_before_any_request(
 def test_schema_says_day_is_words(server: FakeOpenMeteo) -> None:
     tool = service(server).as_tool()
     assert tool.description == (
-        "Daily weather forecast for a place; day: today, tomorrow, friday, in 3 days or YYYY-MM-DD."
+        "Daily weather forecast for a place; day: the user's own words for it (today, "
+        "tomorrow, day after tomorrow, friday, in 3 days)."
     )
     assert tool.parameters == {
         "properties": {

@@ -275,7 +275,7 @@ def test_shipped_tool_files_wrap_the_real_shell(tmp_path: Path) -> None:
     shell: Tool = build_shell_tool(ShellOptions(roots=[root]), base=tmp_path)
     registry = ToolRegistry([shell])
     assert load_wrapped_tools(REPO / "config" / "tools.d", registry) == []
-    assert registry.names() == ["cat", "df", "glob", "grep", "ls", "shell"]
+    assert registry.names() == ["cat", "df", "free", "glob", "grep", "ls", "shell"]
 
     found = call(registry, "glob", {"arguments": ["*.py"]})
     assert found["result"]["output"] == "./src/main.py\n"
