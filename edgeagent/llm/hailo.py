@@ -432,6 +432,9 @@ class HailoEngine:
         llm = self._require_open()
         if self._busy:
             raise LLMError("the Hailo engine runs one generation at a time; finish the first")
+        if request.aside:
+            yield from self._aside(llm, request, cancelled)
+            return
         messages = [self._outgoing(m) for m in request.messages]
         if not messages or messages[-1]["role"] == "assistant":
             raise LLMError("the conversation must end with a user or tool message")
@@ -477,6 +480,33 @@ class HailoEngine:
                 self._tracker.commit([*messages, reply])
             else:  # aborted or failed: the context is not what the tracker thinks
                 self._tracker.reset()
+
+    def _aside(self, llm: Any, request: GenerateRequest, cancelled: CancelCheck) -> Iterator[str]:
+        """A side question on a fresh context; the conversation's context is saved first
+        and loaded back after (clear before load: load keeps the first-prompt state)."""
+        saved = llm.save_context()
+        self._busy = True
+        try:
+            llm.clear_context()
+            prompt = self._template.first([self._outgoing(m) for m in request.messages])
+            flt = self._filter([self._to_model(s) for s in request.stop])
+            params = self._params(request, request.max_tokens)
+            with llm.generate(prompt=prompt, **params) as completion:
+                while _status_name(completion.generation_status) == "GENERATING":
+                    if cancelled():
+                        return
+                    text = flt.feed(self._read(completion))
+                    if text:
+                        yield text
+                    if flt.stopped:
+                        break
+            tail = flt.flush()
+            if tail:
+                yield tail
+        finally:
+            self._busy = False
+            llm.clear_context()
+            llm.load_context(saved)
 
     # --- accounting and lifetime -----------------------------------------------------------
 

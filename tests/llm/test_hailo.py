@@ -363,3 +363,25 @@ def test_stream_filter_rewrites_split_markers_and_cuts_at_stop() -> None:
     out = "".join(flt.feed(p) for p in pieces) + flt.flush()
     assert out == 'ok <tool_call>{"name": "led"}</tool_call> done'
     assert flt.stopped
+
+
+def test_a_side_question_leaves_the_conversation_context_as_it_was(
+    make_engine: Callable[..., HailoEngine], fake_hailo: Any
+) -> None:
+    engine = make_engine()
+    first = [SYSTEM, {"role": "user", "content": "What is the capital of France?"}]
+    reply = run(engine, first)
+    held = device_text(engine)
+    side = run(engine, [{"role": "user", "content": "Answer yes or no: is 2 > 1?"}], aside=True)
+    assert side  # it answered, on a fresh context without the conversation
+    assert "capital of France" not in str(prompts(fake_hailo.DEVICE)[-1])
+    assert device_text(engine) == held  # the conversation's context is back
+    second = [
+        *first,
+        {"role": "assistant", "content": reply},
+        {"role": "user", "content": "And Spain?"},
+    ]
+    run(engine, second)
+    assert "And Spain?" in prompts(fake_hailo.DEVICE)[-1]
+    assert "France" not in prompts(fake_hailo.DEVICE)[-1]  # only the new turn was sent
+    assert engine.primings == 1
