@@ -375,15 +375,15 @@ class LlamaCppEngine:
         if not request.aside:
             yield from self._generate(request, cancelled)
             return
-        # Swap the side context in for this one generation; stats stay the main one's.
-        main, main_gate, main_stats = self._llm, self._grammar, self.stats
+        # Swap the side context in for this one generation (stats then describe it).
+        main, main_gate = self._llm, self._grammar
         side, side_gate = self._aside or (self._side_context(), None)
         self._llm, self._grammar = side, side_gate
         try:
             yield from self._generate(request, cancelled)
         finally:
             self._aside = (side, self._grammar)
-            self._llm, self._grammar, self.stats = main, main_gate, main_stats
+            self._llm, self._grammar = main, main_gate
 
     def _side_context(self) -> Llama:
         return self._lc.Llama(
