@@ -334,8 +334,8 @@ class Agent:
             if call.name not in self.executor.registry:
                 continue
             tool = self.executor.registry.get(call.name)
-            if tool.kind is not ToolKind.ACT:
-                continue
+            if tool.kind is not ToolKind.ACT and not tool.title:
+                continue  # a read tool is checked when it names what it is about
             answer = await self._ask_aside(
                 conversation, target_question(prompt, tool.title or tool.description)
             )
@@ -348,13 +348,23 @@ class Agent:
         self, conversation: Conversation, raw: str, text: str, records: list[dict[str, Any]]
     ) -> bool:
         """Whether the model's own answer states a value only a tool can know: a tool's
-        result written out, weather or a disk figure, or a computed number (the number
-        is new and the model, asked alone, calls the request a calculation)."""
+        result written out, weather or a disk figure, a device's state (when the model,
+        asked alone, says the request is about a device here), or a computed number
+        (new, and the model, asked alone, calls the request a calculation)."""
         if _acted(records):
             return False
         if honesty.fakes_result(raw) or honesty.reports_measurement(raw):
             return True
         prompt = _current_prompt(conversation)
+        devices = [t.title for t in self.executor.registry if t.kind is ToolKind.ACT and t.title]
+        if honesty.claims_change(text) and devices:
+            # "The LED strip is set to 100%" for "how bright is it?": a state only a tool
+            # knows, when the request is about a device here at all.
+            answer = await self._ask_aside(
+                conversation, target_question(prompt, " or ".join(devices))
+            )
+            log.info("state check: %r -> %r", prompt[:60], answer)
+            return answer == "yes"
         if not honesty.new_numbers(text, prompt):
             return False
         answer = await self._ask_aside(conversation, calculation_question(prompt))

@@ -97,7 +97,7 @@ class LedController:
         ] = None,
         brightness: Annotated[
             int | None,
-            Field(ge=0, le=100, description="percent; 1 = dimmest, 0 = off"),
+            Field(ge=0, le=100, description="percent; 0 and 1 = dimmest"),
             BeforeValidator(brightness_word),  # after Field, so the schema keeps 0-100
         ] = None,
         first: Annotated[int | None, Field(ge=0, description="first pixel; default all")] = None,
@@ -106,8 +106,8 @@ class LedController:
             Literal["blink", "pulse"] | None, Field(description="brief animation")
         ] = None,
     ) -> dict[str, Any]:
-        """Set the LED strip (color: CSS name, #rrggbb or off; brightness 1 = dimmest,
-        0 = off); give only what changes."""
+        """Set the LED strip (color: CSS name, #rrggbb or off; brightness 1-100; off:
+        on=false); give only what changes."""
         if color is None and (first is not None or last is not None):
             raise ToolArgumentError("first/last select pixels for a color; give color too")
         whole = first is None and last is None
@@ -117,9 +117,13 @@ class LedController:
             if color is not None and not (dark and whole):
                 lo, hi = self._range(first, last)
                 state = state.with_color(BLACK if dark else to_hex(color), lo, hi)
-            if brightness:  # 0 means off: the level is kept for the next "on"
+            if brightness == 0:
+                # Measured: Qwen2.5-Coder writes 0 for "the minimum", "the lowest
+                # setting" and with a colour ("dark blue"); a person meant dim, not off.
+                brightness = 1
+            if brightness:
                 state = replace(state, brightness=brightness)
-            if (dark and whole) or brightness == 0 or on is False:
+            if (dark and whole) or on is False:
                 state = replace(state, on=False)
             elif on or color is not None or brightness:
                 state = lit(state, keep_pixels=color is not None)

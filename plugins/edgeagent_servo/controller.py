@@ -67,6 +67,11 @@ class ServoController:
                 f"servo needs exactly one of angle (absolute position), left or right "
                 f'(degrees to turn), got {shown}; e.g. {{"left": 30}} or {{"angle": 0}}'
             )
+        negative = next((v for v in turns.values() if v < 0), None)
+        if angle is None and negative is not None:
+            # Measured: Qwen2.5-Coder writes "to -45" and "to minus seventy-five" as
+            # left=-45 / left=-75. A turn has no sign; a negative number is a position.
+            angle = negative
         with self._lock:
             if angle is not None:
                 target = angle
@@ -77,10 +82,7 @@ class ServoController:
                         "the servo's angle is unknown until it has been set once; "
                         "give an absolute angle first"
                     )
-                # Left is the negative direction. A sign on a turn restates the
-                # direction, as the model writes it: "by -20 degrees" comes as left=-20
-                # or right=-20, and both mean 20 to the left (negative = left).
-                target = current - abs(left or 0) + (right or 0)
+                target = current - (left or 0) + (right or 0)
             clamped = min(self.max_angle, max(self.min_angle, target))
             self.backend.move_to(clamped)
             result: dict[str, Any] = {"angle": _tidy(clamped)}

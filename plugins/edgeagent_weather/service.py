@@ -159,7 +159,7 @@ class OpenMeteo:
         # Two requests, each possibly retried once, must fit in the executor's timeout.
         return replace(make_tool(self.weather, plugin="weather"), timeout_s=4 * self.timeout_s + 1)
 
-    @tool(name="weather", answer=weather_answer)
+    @tool(name="weather", answer=weather_answer, title="the weather or the forecast")
     def weather(
         self,
         location: Annotated[str, Field(min_length=1, max_length=100, description="place name")],

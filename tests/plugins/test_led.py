@@ -202,13 +202,23 @@ def test_black_on_a_pixel_range_darkens_only_those_pixels(mock_led: Any) -> None
     assert backend.state.rendered() == [BLACK] * 4 + [BLUE] * 4
 
 
-@pytest.mark.parametrize("arguments", [{"brightness": 0}, {"brightness": 0, "on": True}])
-def test_brightness_zero_is_off_and_the_level_is_kept(
-    mock_led: Any, arguments: dict[str, Any]
-) -> None:
+@pytest.mark.parametrize(
+    "arguments",
+    [{"brightness": 0}, {"brightness": 0, "on": True}, {"color": "navy", "brightness": 0}],
+)
+def test_brightness_zero_is_the_dimmest_light(mock_led: Any, arguments: dict[str, Any]) -> None:
+    # What the model writes for "dim it to the minimum" or "make it dark blue".
     backend, executor, _ = mock_led
     run_tool(executor, "led", color="lime", brightness=40)
-    assert run_tool(executor, "led", **arguments)["result"] == {
+    result = run_tool(executor, "led", **arguments)["result"]
+    assert result["on"] is True and result["brightness"] == 1
+    assert all(pixel != BLACK for pixel in backend.state.rendered())
+
+
+def test_off_is_on_false_and_the_level_is_kept(mock_led: Any) -> None:
+    backend, executor, _ = mock_led
+    run_tool(executor, "led", color="lime", brightness=40)
+    assert run_tool(executor, "led", on=False)["result"] == {
         "on": False,
         "brightness": 40,
         "color": "lime",
@@ -271,14 +281,14 @@ def test_led_schema_and_description() -> None:
     controller = LedController(backend=MockLed(count=8), count=8)
     led = make_tool(controller.led)
     assert led.description == (
-        "Set the LED strip (color: CSS name, #rrggbb or off; brightness 1 = dimmest, 0 = off); "
+        "Set the LED strip (color: CSS name, #rrggbb or off; brightness 1-100; off: on=false); "
         "give only what changes."
     )
     assert led.parameters["properties"]["brightness"] == {
         "maximum": 100,
         "minimum": 0,
         "type": "integer",
-        "description": "percent; 1 = dimmest, 0 = off",
+        "description": "percent; 0 and 1 = dimmest",
     }
     assert led.parameters["properties"]["color"] == {
         "type": "string",

@@ -111,13 +111,20 @@ def test_absolute_and_relative_moves_with_clamping_reported() -> None:
     assert run_tool(executor, "servo_state")["result"] == {"angle": -90}
 
 
+@pytest.mark.parametrize("arguments", [{"left": -45}, {"right": -45}])
+def test_a_negative_turn_is_read_as_a_position(arguments: dict[str, Any]) -> None:
+    # "camera to -45", "to minus forty-five": the model writes left=-45.
+    backend = MockServo()
+    executor = executor_for(backend)
+    run_tool(executor, "servo", angle=30)
+    assert run_tool(executor, "servo", **arguments)["result"] == {"angle": -45}
+
+
 @pytest.mark.parametrize(
     ("arguments", "angle"),
     [
         ({"left": 30}, -30),  # left is the negative direction
         ({"right": 30}, 30),
-        ({"left": -20}, -20),  # "by -20 degrees": the sign restates the direction (left)
-        ({"right": -20}, -20),
         ({"angle": -30}, -30),
         ({"angle": 0}, 0),
         ({"left": 12.5}, -12.5),
