@@ -54,6 +54,19 @@ def reports_measurement(text: str) -> bool:
 _NUMBER = re.compile(r"\d+(?:[.,]\d+)*")
 
 
+_NUMBER_WORD = re.compile(
+    r"\b(?:zero|one|two|three|four|five|six|seven|eight|nine|ten|eleven|twelve|thirteen|"
+    r"fourteen|fifteen|sixteen|seventeen|eighteen|nineteen|twenty|thirty|forty|fifty|"
+    r"sixty|seventy|eighty|ninety|hundred|thousand|million|dozen|half|squared|cubed)\b",
+    re.IGNORECASE,
+)
+
+
+def has_number(text: str) -> bool:
+    """Whether ``text`` holds a number, in digits or English words."""
+    return bool(_NUMBER.search(text) or _NUMBER_WORD.search(text))
+
+
 def new_numbers(text: str, prompt: str) -> list[str]:
     """Numbers in ``text`` that the prompt does not hold (a value someone computed)."""
     given = {n.replace(",", "") for n in _NUMBER.findall(prompt)}

@@ -365,8 +365,8 @@ class Agent:
             )
             log.info("state check: %r -> %r", prompt[:60], answer)
             return answer == "yes"
-        if not honesty.new_numbers(text, prompt):
-            return False
+        if not honesty.has_number(prompt) or not honesty.new_numbers(text, prompt):
+            return False  # a calculation starts from numbers ("who wrote Hamlet?" has none)
         answer = await self._ask_aside(conversation, calculation_question(prompt))
         log.info("calculation check: %r -> %r", prompt[:60], answer)
         return answer == "yes"

@@ -379,3 +379,8 @@ def test_new_numbers() -> None:
     assert honesty.new_numbers("17 times 23 is 391", "what's 17 times 23?") == ["391"]
     assert honesty.new_numbers("Paris.", "capital of France?") == []
     assert honesty.new_numbers("It is 1,000.", "is it 1000?") == []
+
+
+def test_has_number() -> None:
+    assert honesty.has_number("what's nineteen times six") and honesty.has_number("6!")
+    assert not honesty.has_number("who wrote Romeo and Juliet?")
