@@ -16,7 +16,7 @@ def math_answer(result: dict[str, Any]) -> str:
     return f"{result['expression']} = {result['result']}"
 
 
-@tool(name="math", answer=math_answer)
+@tool(name="math", answer=math_answer, title="a math problem to calculate")
 def calculate(
     expression: Annotated[
         str, Field(max_length=MAX_EXPRESSION_CHARS, description="e.g. '2^10 + sqrt(2)*3'")

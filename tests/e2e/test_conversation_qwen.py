@@ -80,7 +80,8 @@ def test_a_conversation_changes_the_devices_turn_by_turn(stack: Stack) -> None:
 
     third = ask(stack, session, "who wrote Romeo and Juliet?")
     assert strip_color(stack) == {GREEN} and stack.servo()["angle"] == pytest.approx(-10, abs=1)
-    assert not [c for c in third["tool_calls"] if c.get("ok")], third
+    log = stack.daemon.output()[-3000:]
+    assert not [c for c in third["tool_calls"] if c.get("ok")], f"{third}\n{log}"
     assert not claims_change(third["text"]), third
 
     fourth = ask(stack, session, "and switch the lights to blue")
