@@ -7,6 +7,7 @@ way a user starts it (``mosquitto -c``, ``edgeagent sim``, ``edgeagent run``).
 
 from __future__ import annotations
 
+import json
 import shutil
 import socket
 import subprocess
@@ -24,6 +25,7 @@ import pytest
 from tests.daemon.conftest import DaemonProcess
 from tests.frontends.mqtt_broker import MOSQUITTO, Broker, free_port
 
+EDGEAGENT = (sys.executable, "-m", "edgeagent")
 SHIPPED_WRAPPERS = Path(__file__).resolve().parents[2] / "config" / "tools.d"
 QWEN = Path("~/.cache/edgeagent/models/qwen2.5-coder-1.5b-instruct-q4_k_m.gguf").expanduser()
 DEVICE_ID = "e2e"
@@ -42,29 +44,47 @@ class Stack:
 
     def led(self) -> dict[str, Any]:
         """The simulator's LED strip, as its dashboard shows it."""
-        with httpx.Client(timeout=5, trust_env=False) as http:
-            response = http.get(f"{self.simulator_url}/api/led")
-            response.raise_for_status()
-            state: dict[str, Any] = response.json()
-            return state
+        return self._call("get", "led")
 
     def set_led(self, **update: Any) -> dict[str, Any]:
-        return self._post("led", update)
+        return self._call("post", "led", update)
 
     def servo(self) -> dict[str, Any]:
         """The simulator's servo, as its dashboard shows it."""
-        with httpx.Client(timeout=5, trust_env=False) as http:
-            response = http.get(f"{self.simulator_url}/api/servo")
-            response.raise_for_status()
-            state: dict[str, Any] = response.json()
-            return state
+        return self._call("get", "servo")
 
     def set_servo(self, **update: Any) -> dict[str, Any]:
-        return self._post("servo", update)
+        return self._call("post", "servo", update)
 
-    def _post(self, device: str, update: dict[str, Any]) -> dict[str, Any]:
+    def ask(self, *args: str, timeout_s: float) -> list[dict[str, Any]]:
+        """``edgeagent ask --json ARGS...`` against the daemon: the events it printed."""
+        started = time.monotonic()
+        done = subprocess.run(
+            [
+                *EDGEAGENT,
+                "--config",
+                str(self.config),
+                "ask",
+                "--json",
+                "--timeout",
+                str(timeout_s),
+                *args,
+            ],
+            capture_output=True,
+            text=True,
+            timeout=timeout_s + 30,
+        )
+        print(f"\n{args[-1]!r}: {time.monotonic() - started:.1f} s\n{done.stdout}")
+        assert done.returncode == 0, f"ask failed ({done.returncode}): {done.stderr}\n{done.stdout}"
+        events = [json.loads(line) for line in done.stdout.splitlines() if line.strip()]
+        assert events and events[-1]["type"] == "final", f"no final event: {events}"
+        return events
+
+    def _call(
+        self, method: str, device: str, update: dict[str, Any] | None = None
+    ) -> dict[str, Any]:
         with httpx.Client(timeout=5, trust_env=False) as http:
-            response = http.post(f"{self.simulator_url}/api/{device}", json=update)
+            response = http.request(method, f"{self.simulator_url}/api/{device}", json=update)
             response.raise_for_status()
             state: dict[str, Any] = response.json()
             return state

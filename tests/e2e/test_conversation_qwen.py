@@ -10,10 +10,6 @@ never claims what did not happen.
 
 from __future__ import annotations
 
-import json
-import subprocess
-import sys
-import time
 import uuid
 from typing import Any
 
@@ -29,31 +25,7 @@ pytestmark = [pytest.mark.model, pytest.mark.timeout(900)]
 
 
 def ask(stack: Stack, session: str, prompt: str) -> dict[str, Any]:
-    started = time.monotonic()
-    done = subprocess.run(
-        [
-            sys.executable,
-            "-m",
-            "edgeagent",
-            "--config",
-            str(stack.config),
-            "ask",
-            "--json",
-            "--session",
-            session,
-            "--timeout",
-            str(TURN_TIMEOUT_S),
-            prompt,
-        ],
-        capture_output=True,
-        text=True,
-        timeout=TURN_TIMEOUT_S + 30,
-    )
-    print(f"\n{prompt!r}: {time.monotonic() - started:.1f} s\n{done.stdout}")
-    assert done.returncode == 0, f"ask failed ({done.returncode}): {done.stderr}\n{done.stdout}"
-    events = [json.loads(line) for line in done.stdout.splitlines() if line.strip()]
-    assert events and events[-1]["type"] == "final", f"no final answer to {prompt!r}: {events}"
-    final: dict[str, Any] = events[-1]
+    final: dict[str, Any] = stack.ask("--session", session, prompt, timeout_s=TURN_TIMEOUT_S)[-1]
     return final
 
 

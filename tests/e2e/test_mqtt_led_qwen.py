@@ -8,9 +8,6 @@ call is announced on ``event/tool``, and ``edgeagent ask --json`` streams the ca
 
 from __future__ import annotations
 
-import json
-import subprocess
-import sys
 import time
 import uuid
 from typing import Any
@@ -95,28 +92,7 @@ def test_mqtt_v5_prompt_turns_the_simulated_led_red(stack: Stack) -> None:
 
 def test_ask_json_over_the_socket_streams_the_led_call(stack: Stack) -> None:
     reset_strip(stack)
-    started = time.monotonic()
-    done = subprocess.run(
-        [
-            sys.executable,
-            "-m",
-            "edgeagent",
-            "--config",
-            str(stack.config),
-            "ask",
-            "--json",
-            "--timeout",
-            str(TURN_TIMEOUT_S),
-            PROMPT,
-        ],
-        capture_output=True,
-        text=True,
-        timeout=TURN_TIMEOUT_S + 30,
-    )
-    print(f"\nsocket turn: {time.monotonic() - started:.1f} s\n{done.stdout}")
-    assert done.returncode == 0, f"ask failed ({done.returncode}): {done.stderr}\n{done.stdout}"
-    events = [json.loads(line) for line in done.stdout.splitlines() if line.strip()]
-    assert events and events[-1]["type"] == "final", f"no final event: {events}"
+    events = stack.ask(PROMPT, timeout_s=TURN_TIMEOUT_S)
     calls = [e for e in events if e["type"] == "tool_call"]
     assert led_calls(calls), f"no led tool_call event: {events}"
     results = [e for e in events if e["type"] == "tool_result" and e["name"] == "led"]
