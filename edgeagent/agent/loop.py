@@ -120,13 +120,13 @@ class Agent:
         self.primer = tuple(primer)
         self.stop = tuple(stop)
         self.call_grammar = call_grammar
+        """A grammar that admits exactly one valid call of a read tool: the retry of a
+        step in which the model stated a value only a tool can know."""
         self.decline = decline
-        self.check_target = check_target
-        """Before an acting tool runs, ask the model which device the request is about
-        (one constrained word); "none" refuses the call (restraint)."""
         """The model may answer with a ``decline`` call (edgeagent.agent.decline)."""
-        """A grammar that admits exactly one valid call: used to retry a step in which
-        the model wrote a tool's result itself instead of calling the tool."""
+        self.check_target = check_target
+        """Before an acting (or titled) tool runs, ask the model alone whether the
+        request is about that tool's device; "no" refuses the call (restraint)."""
 
     def new_conversation(self, session_id: str | None = None) -> Conversation:
         """A conversation that starts with this agent's system prompt and primer."""
@@ -340,8 +340,10 @@ class Agent:
                 conversation, target_question(prompt, tool.title or tool.description)
             )
             log.info("target check: %r for %s -> %r", prompt[:60], tool.name, answer)
-            if answer == "no":
+            if answer == "no" and tool.kind is ToolKind.ACT:
                 return "I can't do that here: none of my devices can do that."
+            if answer == "no":
+                return f"I can't do that here: {tool.name} is for {tool.title}, not for this."
         return None
 
     async def _needs_a_call(

@@ -384,3 +384,34 @@ def test_new_numbers() -> None:
 def test_has_number() -> None:
     assert honesty.has_number("what's nineteen times six") and honesty.has_number("6!")
     assert not honesty.has_number("who wrote Romeo and Juliet?")
+
+
+class Forecast:
+    @tool(name="weather", title="the weather or the forecast")
+    def weather(self, location: str) -> str:
+        """Weather for a place."""
+        raise AssertionError("a read tool refused by its check must not run")
+
+
+def test_a_titled_read_tool_is_checked_and_its_refusal_names_it() -> None:
+    engine = ScriptedEngine(
+        [
+            (r'Request: "capital of Norway\?"', "no"),
+            (r"(?i)norway", fence("weather", location="Norway")),
+        ],
+        default="Okay.",
+        context_window=4096,
+    )
+    agent = Agent(
+        llm=InProcessLLM(engine),
+        executor=ToolExecutor(ToolRegistry(tools_from(Forecast(), plugin="test"))),
+        call_format=get_call_format("fence"),
+        system_prompt="sys",
+        check_target=True,
+    )
+    answer = final(run_turn(agent, "capital of Norway?"))
+    assert answer.tool_calls == []
+    assert (
+        answer.text
+        == "I can't do that here: weather is for the weather or the forecast, not for this."
+    )
