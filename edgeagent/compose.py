@@ -103,6 +103,12 @@ def build_llm(config: Config, *, in_process: bool = False) -> LLM:
     return WorkerLLM(spec, generation_timeout_s=config.llm.generation_timeout_s)
 
 
+def _has_llama_cpp() -> bool:
+    import importlib.util
+
+    return importlib.util.find_spec("llama_cpp") is not None
+
+
 def model_name(config: Config) -> str:
     """The name of the model [llm] runs, as far as the config tells (for its profile)."""
     llm = config.llm
@@ -148,25 +154,27 @@ def build_agent(
     wants_grammar = config.llm.llamacpp.grammar
     if wants_grammar is None:
         wants_grammar = profile.grammar
-    if tools and call_format.name in ("json", "fence"):
+    if tools and call_format.name in ("json", "fence") and _has_llama_cpp():
         from edgeagent.llm.grammar import build_tool_grammar
 
-        # Engines other than llama.cpp ignore grammars, so they are safe to always pass.
+        # Engines other than llama.cpp ignore grammars, so they are safe to always pass
+        # (the converter comes with llama-cpp-python; without it there is no grammar).
         opener = call_format.marker + ("json\n" if call_format.name == "fence" else "")
         closer = call_format.end_marker
         # A forced call is for a value only a tool can know: never an acting tool.
         readers = [t for t in tools if t.kind is ToolKind.READ and t.name != DECLINE]
-        call_grammar = build_tool_grammar(
-            readers or tools, open_marker=opener, close_marker=closer, require_call=True
-        )
+        if readers:
+            call_grammar = build_tool_grammar(
+                readers, open_marker=opener, close_marker=closer, require_call=True
+            )
         if wants_grammar:
             grammar = build_tool_grammar(
                 tools, open_marker=opener, close_marker=closer, calls_first=True
             )
     elif wants_grammar and tools:
         log.warning(
-            "[llm.llamacpp] grammar only constrains the json and fence call formats; "
-            "[agent] call_format = %r runs unconstrained",
+            "[llm.llamacpp] grammar needs the json or fence call format and llama-cpp-python "
+            "installed; [agent] call_format = %r runs unconstrained",
             call_format.name,
         )
     return Agent(

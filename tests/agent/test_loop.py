@@ -445,3 +445,20 @@ def test_build_agent_follows_the_config() -> None:
     assert (request.max_tokens, request.temperature) == (64, 0.3)
     assert request.grammar == agent.grammar
     assert request.messages[0]["content"] == agent.system_prompt
+
+
+def test_build_agent_without_llama_cpp(monkeypatch: Any) -> None:
+    # A Pi with only the Hailo has no llama-cpp-python: no grammar, and no crash.
+    from edgeagent import compose
+    from edgeagent.config import Config
+
+    monkeypatch.setattr(compose, "_has_llama_cpp", lambda: False)
+    registry = ToolRegistry(tools_from(Lamp()))
+    agent = compose.build_agent(
+        Config.model_validate({"llm": {"llamacpp": {"grammar": True}}}),
+        llm=InProcessLLM(ScriptedEngine([], default="ok")),
+        executor=ToolExecutor(registry),
+        registry=registry,
+    )
+    assert agent.grammar is None and agent.call_grammar is None
+    assert final(run_turn(agent, "hello")).text == "ok"
