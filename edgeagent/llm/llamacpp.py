@@ -47,8 +47,11 @@ log = logging.getLogger(__name__)
 TOOL_MARKERS = ("<tool_call>", "</tool_call>")
 # Prompt tokens evaluated per llama.cpp call; between chunks a cancel is noticed.
 PREFILL_CHUNK = 128
-# Tokens of context for side questions (GenerateRequest.aside): one short question.
+# Context and batch for side questions (GenerateRequest.aside): one short question.
+# Measured on Qwen2.5-Coder-1.5B Q4_K_M: the side context adds about 700 MB of anonymous
+# memory, because llama.cpp repacks the weights per model instance (docs/benchmarks.md).
 ASIDE_CTX = 512
+ASIDE_BATCH = 64
 
 
 @dataclass
@@ -391,7 +394,7 @@ class LlamaCppEngine:
             n_ctx=ASIDE_CTX,
             n_threads=self._n_threads,
             n_threads_batch=self._n_threads,
-            n_batch=ASIDE_CTX,
+            n_batch=ASIDE_BATCH,
             verbose=False,
         )
 

@@ -176,3 +176,17 @@ def test_bad_grammar_and_overflow_are_errors_not_crashes(engine: LlamaCppEngine)
     with pytest.raises(ContextOverflowError, match="context window is 2048"):
         run(engine, huge)
     assert "".join(run(engine, [{"role": "user", "content": "hi"}], grammar=forced("fine")))
+
+
+def test_a_side_question_keeps_the_conversation_cache_warm(engine: LlamaCppEngine) -> None:
+    conversation: list[Message] = [
+        {"role": "system", "content": "You are terse. " * 20},
+        {"role": "user", "content": "Name a colour."},
+    ]
+    run(engine, conversation, max_tokens=4)
+    held = engine.stats.prompt_tokens
+    side = run(engine, [{"role": "user", "content": "yes or no?"}], max_tokens=2, aside=True)
+    assert "".join(side) and engine.stats.prompt_tokens < held  # it ran on its own context
+    run(engine, [*conversation, {"role": "assistant", "content": "Red."}], max_tokens=2)
+    # The whole earlier prompt was still cached: the side question did not evict it.
+    assert engine.stats.reused_tokens >= held - 1
