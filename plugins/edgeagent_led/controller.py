@@ -29,7 +29,13 @@ BRIGHTNESS_WORDS = {
 
 
 def brightness_word(value: Any) -> Any:
-    """``minimum`` -> 1, ``max`` -> 100, ``30%`` -> ``30``; the rest is left to the schema."""
+    """``minimum`` -> 1, ``max`` -> 100, ``30%`` -> ``30``, ``off`` -> 0; a number 0 -> 1.
+
+    Measured: Qwen2.5-Coder writes 0 for "the minimum", "the lowest setting" and with a
+    colour ("dark blue"); a person meant dim, not off. Only the word "off" is off.
+    """
+    if isinstance(value, int | float) and not isinstance(value, bool) and value == 0:
+        return 1
     if not isinstance(value, str):
         return value
     text = value.strip().lower().removesuffix("%").strip()
@@ -117,13 +123,9 @@ class LedController:
             if color is not None and not (dark and whole):
                 lo, hi = self._range(first, last)
                 state = state.with_color(BLACK if dark else to_hex(color), lo, hi)
-            if brightness == 0:
-                # Measured: Qwen2.5-Coder writes 0 for "the minimum", "the lowest
-                # setting" and with a colour ("dark blue"); a person meant dim, not off.
-                brightness = 1
-            if brightness:
+            if brightness:  # 0 is only ever the word "off": the level is kept for "on"
                 state = replace(state, brightness=brightness)
-            if (dark and whole) or on is False:
+            if (dark and whole) or brightness == 0 or on is False:
                 state = replace(state, on=False)
             elif on or color is not None or brightness:
                 state = lit(state, keep_pixels=color is not None)

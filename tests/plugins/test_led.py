@@ -215,10 +215,11 @@ def test_brightness_zero_is_the_dimmest_light(mock_led: Any, arguments: dict[str
     assert all(pixel != BLACK for pixel in backend.state.rendered())
 
 
-def test_off_is_on_false_and_the_level_is_kept(mock_led: Any) -> None:
+@pytest.mark.parametrize("arguments", [{"on": False}, {"brightness": "off"}])
+def test_off_is_off_and_the_level_is_kept(mock_led: Any, arguments: dict[str, Any]) -> None:
     backend, executor, _ = mock_led
     run_tool(executor, "led", color="lime", brightness=40)
-    assert run_tool(executor, "led", on=False)["result"] == {
+    assert run_tool(executor, "led", **arguments)["result"] == {
         "on": False,
         "brightness": 40,
         "color": "lime",
