@@ -30,7 +30,8 @@ from typing import Any
 from urllib.parse import parse_qs, urlsplit
 
 from edgeagent.compose import ToolSet, build_tools
-from edgeagent.config import Config, load_config
+from edgeagent.config import Config
+from edgeagent.config_file import load_config
 
 ROOT = Path(__file__).resolve().parents[1]
 SHIPPED_CONFIG = ROOT / "config" / "edgeagent.toml"

@@ -2,11 +2,11 @@
 
 Each conversation of the prompt file (bench/conversations.py describes the format) runs
 in one agent ``Conversation``, turn after turn, through the product's own agent loop,
-built by ``edgeagent.compose`` from the shipped ``config/edgeagent.toml`` made offline
-(bench/_offline.py). Before a conversation the LED and the servo are put in its start
-state, and before and after every turn their state is read, all through the tools
-themselves. bench/judge.py scores each turn by what a user would notice; bench/report.py
-writes the Markdown.
+assembled by ``edgeagent.compose.build_runtime`` (as the daemon and ``edgeagent chat``
+are) from the shipped ``config/edgeagent.toml`` made offline (bench/_offline.py).
+Before a conversation the LED and the servo are put in its start state, and before and
+after every turn their state is read, all through the tools themselves. bench/judge.py
+scores each turn by what a user would notice; bench/report.py writes the Markdown.
 
     .venv/bin/python bench/accuracy.py [--prompts bench/prompts/conversations.jsonl]
         [--split dev|holdout|all] [--limit N] [--only c001,c007] [--variants default,grammar]
@@ -23,6 +23,7 @@ from __future__ import annotations
 
 import argparse
 import asyncio
+import contextlib
 import datetime as dt
 import json
 import logging
@@ -44,9 +45,10 @@ from conversations import KINDS, load_conversations, start_state  # noqa: E402
 from judge import JudgeContext, judge_turn  # noqa: E402
 
 from edgeagent.agent.events import ErrorEvent, FinalAnswer, ToolCallEvent, ToolResultEvent  # noqa: E402
-from edgeagent.compose import build_agent, build_executor  # noqa: E402
+from edgeagent.compose import build_runtime  # noqa: E402
 from edgeagent.config import Config  # noqa: E402
 from edgeagent.llm.base import Engine, EngineStatus, GenerateRequest, InProcessLLM, Message  # noqa: E402
+from edgeagent.llm.select import EngineSpec, create_engine, select_engine_spec  # noqa: E402
 from edgeagent.tools.executor import ToolCall, ToolExecutor  # noqa: E402
 from edgeagent.tools.registry import ToolRegistry  # noqa: E402
 
@@ -113,6 +115,21 @@ class TimedLLM:
     async def status(self) -> EngineStatus:
         return await self.inner.status()
 
+    async def start(self) -> None:
+        await self.inner.start()
+
+    @property
+    def alive(self) -> bool:
+        return self.inner.alive
+
+    @property
+    def restarts(self) -> int:
+        return self.inner.restarts
+
+    @property
+    def pid(self) -> int | None:
+        return self.inner.pid
+
     async def aclose(self) -> None:
         pass  # the benchmark closes the engine itself
 
@@ -122,32 +139,28 @@ class Engines:
 
     def __init__(self, *, threads: int) -> None:
         self.threads = threads
-        self._key: tuple[str, int, bool] | None = None
+        self._spec: EngineSpec | None = None
         self._engine: Any = None
 
     def for_config(self, config: Config) -> TimedLLM:
-        from edgeagent.llm.llamacpp import LlamaCppEngine
-        from edgeagent.llm.models import resolve_model
-
-        llm = config.llm
-        path = config.resolve(resolve_model(llm.model, config.resolve(llm.models_dir)))
-        key = (str(path), llm.llamacpp.n_ctx, llm.llamacpp.plain_markers)
-        if key != self._key:
+        # The engine [llm] describes, built as the model worker builds it, but in this
+        # process (to read its token counts) and with the benchmark's thread count.
+        llamacpp = config.model_copy(
+            update={"llm": config.llm.model_copy(update={"backend": "llamacpp"})}
+        )
+        spec = select_engine_spec(llamacpp)
+        spec = EngineSpec(spec.backend, {**spec.options, "n_threads": self.threads})
+        if spec != self._spec:
             self.close()
-            self._engine = LlamaCppEngine(
-                model_path=path,
-                n_ctx=key[1],
-                n_threads=self.threads,
-                plain_markers=key[2],
-            )
-            self._key = key
+            self._engine = create_engine(spec)
+            self._spec = spec
         engine = self._engine
         return TimedLLM(engine, generated_tokens=lambda: engine.stats.generated_tokens)
 
     def close(self) -> None:
         if self._engine is not None:
             self._engine.close()
-        self._engine, self._key = None, None
+        self._engine, self._spec = None, None
 
 
 # --- devices, through the tools -----------------------------------------------------------
@@ -311,14 +324,14 @@ async def run_variant(
     data = {"conversations": {}} if mode == "fresh" else _load_results(path)
     done: dict[str, Any] = data["conversations"]
     todo = [c for c in conversations if mode != "resume" or c["id"] not in done]
-    with (
-        tempfile.TemporaryDirectory(prefix="edgeagent-bench-") as tmp,
-        offline_tools(Path(tmp), VARIANTS[variant]) as offline,
-    ):
-        config, registry = offline.config, offline.tools.registry
-        executor = build_executor(config, registry)
-        llm = llm_for(config)
-        agent = build_agent(config, llm=llm, executor=executor, registry=registry)
+    async with contextlib.AsyncExitStack() as stack:
+        tmp = stack.enter_context(tempfile.TemporaryDirectory(prefix="edgeagent-bench-"))
+        offline = stack.enter_context(offline_tools(Path(tmp), VARIANTS[variant]))
+        config, registry, llm = offline.config, offline.tools.registry, llm_for(offline.config)
+        runtime = await stack.enter_async_context(
+            build_runtime(config, tools=offline.tools, llm=llm)
+        )
+        agent, executor = runtime.agent, runtime.executor
         bench = Bench(agent, executor, llm, judge_context(registry, agent.system_prompt))
         data.update(
             variant=variant,

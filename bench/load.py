@@ -42,7 +42,7 @@ import paho.mqtt.client as mqtt
 from paho.mqtt.packettypes import PacketTypes
 from paho.mqtt.properties import Properties
 
-from edgeagent.cli.daemon import DaemonClient
+from edgeagent.frontends.client import DaemonClient
 
 ROOT = Path(__file__).resolve().parents[1]
 REPORT = ROOT / "docs" / "benchmarks_load.md"

@@ -1,22 +1,30 @@
 """The composition root: the one place that turns a :class:`Config` into live parts.
 
-The daemon, ``edgeagent chat`` and ``edgeagent tools ...`` build what they need here;
-nothing else chooses concrete backends.
+:func:`build_runtime` assembles what answers a prompt, always in the same order: the
+model starts loading (in its worker process), the tools load meanwhile, then the
+executor, then the agent once the model is up. The daemon, ``edgeagent chat`` and the
+accuracy benchmark all enter it; ``edgeagent tools ...`` and ``config check`` use the
+single builders below. Nothing else chooses concrete backends.
 """
 
 from __future__ import annotations
 
+import asyncio
+import contextlib
 import logging
-from collections.abc import Callable, Iterable
+import threading
+from asyncio import Future
+from collections.abc import AsyncIterator, Awaitable, Callable, Iterable
 from dataclasses import dataclass, field
 from types import ModuleType
 from typing import TYPE_CHECKING
 
 from edgeagent.config import Config
-from edgeagent.errors import HardwareError
+from edgeagent.errors import EdgeAgentError, HardwareError
 from edgeagent.llm.profiles import select_profile
-from edgeagent.tools.executor import CallPolicy, Confirm, ToolExecutor
+from edgeagent.tools.executor import ToolExecutor
 from edgeagent.tools.plugins import PluginContext, PluginLoadReport, load_plugins
+from edgeagent.tools.policy import CallPolicy, Confirm
 from edgeagent.tools.registry import ToolRegistry
 from edgeagent.tools.tool import ToolKind
 
@@ -47,13 +55,75 @@ class ToolSet:
             except Exception:
                 log.exception("plugin shutdown hook failed")
 
+    async def safe_state(self, *, timeout_s: float) -> None:
+        """Every device into its safe state (LED dark, servo released), side by side and
+        within ``timeout_s`` ([daemon] safe_state_timeout_s): a device that hangs is named
+        in the log and left behind, so that a stop ends before systemd's TimeoutStopSec.
+        Daemon threads, because a hung one must not hold the process at exit either.
+        Idempotent."""
+        closers, self.closers = self.closers, []
+        loop = asyncio.get_running_loop()
+        running = {_run_detached(loop, _safely(closer)): closer for closer in closers}
+        if not running:
+            return
+        _, late = await asyncio.wait(running, timeout=timeout_s)
+        for future in late:
+            log.error(
+                "safe state: %s did not finish within %g s ([daemon] safe_state_timeout_s); "
+                "that device may not be in its safe state",
+                _device_name(running[future]),
+                timeout_s,
+            )
+
+
+def _device_name(closer: Callable[[], None]) -> str:
+    """``LedController.close`` -> ``LedController``: the part whose safe state it is."""
+    name = getattr(closer, "__qualname__", None) or repr(closer)
+    return str(name).removesuffix(".close")
+
+
+def _safely(closer: Callable[[], None]) -> Callable[[], None]:
+    def run() -> None:
+        try:
+            closer()
+        except HardwareError as exc:  # e.g. the simulator is already gone
+            log.warning("safe state: %s failed: %s", _device_name(closer), exc)
+        except Exception:
+            log.exception("safe state: %s failed", _device_name(closer))
+
+    return run
+
+
+def _run_detached(loop: asyncio.AbstractEventLoop, func: Callable[[], None]) -> Future[None]:
+    """``func`` in a daemon thread; the future completes when it returns."""
+    future: Future[None] = loop.create_future()
+
+    def finish() -> None:
+        if not future.done():
+            future.set_result(None)
+
+    def run() -> None:
+        try:
+            func()
+        finally:
+            with contextlib.suppress(RuntimeError):  # the loop may have closed meanwhile
+                loop.call_soon_threadsafe(finish)
+
+    threading.Thread(target=run, name="edgeagent-safe-state", daemon=True).start()
+    return future
+
 
 def build_tools(
     config: Config,
     *,
     plugins: Iterable[tuple[str, ModuleType | object]] | None = None,
 ) -> ToolSet:
-    """Load plugins (entry points, or ``plugins``), ``.tool`` files, then apply [tools]."""
+    """Load plugins (entry points, or ``plugins``), ``.tool`` files, then apply [tools].
+
+    Opens no device: a plugin's backends open on their first tool call, so a disabled
+    tool never touches its hardware, and ``config check`` or ``tools list`` never claim
+    what a running daemon holds. ``[tools] disabled_plugins`` are never imported.
+    """
     everything = ToolRegistry()
     closers: list[Callable[[], None]] = []
 
@@ -67,7 +137,14 @@ def build_tools(
         ctx.closers = closers
         return ctx
 
-    report = load_plugins(everything.add, contexts=context, plugins=plugins)
+    report = load_plugins(
+        everything.add,
+        contexts=context,
+        plugins=plugins,
+        tables=config.plugins,
+        disabled=config.tools.disabled_plugins,
+        config_path=config.source,
+    )
     wrapped_errors: list[str] = []
     if config.tools.wrapped_dir is not None:
         from edgeagent.tools.wrapped import load_wrapped_tools
@@ -80,12 +157,14 @@ def build_tools(
 def build_executor(
     config: Config, registry: ToolRegistry, *, confirm: Confirm | None = None
 ) -> ToolExecutor:
-    policy = CallPolicy(
+    policy = CallPolicy.from_config(
         allow=config.tools.policy.allow,
         deny=config.tools.policy.deny,
-        confirm_act=frozenset(config.tools.policy.confirm_act),
+        confirm_act=config.tools.policy.confirm_act,
         confirm=confirm,
     )
+    for rule in policy.unknown_rules(registry):
+        log.warning("[tools.policy] %s names no loaded tool or plugin; check its spelling", rule)
     return ToolExecutor(registry, policy=policy)
 
 
@@ -100,13 +179,29 @@ def build_llm(config: Config, *, in_process: bool = False) -> LLM:
         return InProcessLLM(create_engine(spec))
     from edgeagent.llm.worker import WorkerLLM
 
-    return WorkerLLM(spec, generation_timeout_s=config.llm.generation_timeout_s)
+    return WorkerLLM(
+        spec,
+        start_timeout_s=config.llm.start_timeout_s,
+        generation_timeout_s=config.llm.generation_timeout_s,
+    )
 
 
-def _has_llama_cpp() -> bool:
+def _runs_llama_cpp(config: Config) -> bool:
+    """Whether the model runs on llama.cpp, the one engine that reads grammars.
+
+    Only then are grammars built: their converter comes with llama-cpp-python, whose
+    import (numpy and all) would cost a daemon on the Hailo or the scripted engine about
+    30 MB it never uses.
+    """
     import importlib.util
 
-    return importlib.util.find_spec("llama_cpp") is not None
+    from edgeagent.llm.select import select_engine_spec
+
+    try:
+        backend = select_engine_spec(config).backend
+    except EdgeAgentError:  # no engine can be chosen: the runtime says why, not this
+        return False
+    return backend == "llamacpp" and importlib.util.find_spec("llama_cpp") is not None
 
 
 def model_name(config: Config) -> str:
@@ -135,6 +230,7 @@ def build_agent(
     from edgeagent.agent.loop import Agent
     from edgeagent.agent.prompt import build_primer, build_system_prompt
     from edgeagent.tools.calls import get_call_format
+    from edgeagent.tools.render import render_openai
 
     profile = select_profile(config.agent.profile, model=model_name(config))
     call_format = get_call_format(resolve_call_format(config))
@@ -154,11 +250,9 @@ def build_agent(
     wants_grammar = config.llm.llamacpp.grammar
     if wants_grammar is None:
         wants_grammar = profile.grammar
-    if tools and call_format.name in ("json", "fence") and _has_llama_cpp():
+    if tools and call_format.name in ("json", "fence") and _runs_llama_cpp(config):
         from edgeagent.llm.grammar import build_tool_grammar
 
-        # Engines other than llama.cpp ignore grammars, so they are safe to always pass
-        # (the converter comes with llama-cpp-python; without it there is no grammar).
         opener = call_format.marker + ("json\n" if call_format.name == "fence" else "")
         closer = call_format.end_marker
         # A forced call is for a value only a tool can know: never an acting tool.
@@ -177,19 +271,89 @@ def build_agent(
             "installed; [agent] call_format = %r runs unconstrained",
             call_format.name,
         )
+    # [llm.http] native_tools: the schemas go to the server as well as in the prompt.
+    native_tools = None
+    if config.llm.backend == "http" and config.llm.http.native_tools != "off" and tools:
+        native_tools = render_openai(tools)
     return Agent(
         llm=llm,
         executor=executor,
         call_format=call_format,
         system_prompt=system_prompt,
         max_steps=config.agent.max_steps,
+        max_calls_per_step=config.agent.max_calls_per_step,
         context_threshold=config.agent.context_threshold,
         max_tokens=config.llm.max_tokens,
         temperature=config.llm.temperature,
         grammar=grammar,
+        native_tools=native_tools,
         primer=primer,
         stop=profile.stop,
         call_grammar=call_grammar,
         decline=offers_decline,
         check_target=config.agent.check_target,
     )
+
+
+@dataclass
+class Runtime:
+    """The assembled parts that answer a prompt; :func:`build_runtime` owns their lives."""
+
+    tools: ToolSet
+    executor: ToolExecutor
+    llm: LLM
+    agent: Agent
+
+
+@contextlib.asynccontextmanager
+async def build_runtime(
+    config: Config,
+    *,
+    confirm: Confirm | None = None,
+    on_tools: Callable[[ToolSet], None] | None = None,
+    safe_state: bool = True,
+    tools: ToolSet | None = None,
+    llm: LLM | None = None,
+) -> AsyncIterator[Runtime]:
+    """Model, tools, executor and agent for ``config``, ready to run turns.
+
+    The model loads in its worker while the plugins load here; ``on_tools`` sees the
+    loaded tools (what failed, duplicates, bad ``.tool`` files) before the model is up.
+    ``confirm`` asks before acting tools run (``edgeagent chat``). At exit the devices go
+    into their safe state within ``[daemon] safe_state_timeout_s`` (unless ``safe_state``
+    is false), then the model is released, each step even when the other fails.
+
+    ``tools`` and ``llm`` are for a caller that keeps its own across several runtimes
+    (the accuracy benchmark): they are used as given, and not closed here.
+    """
+    async with contextlib.AsyncExitStack() as stack:
+        if llm is None:
+            llm = build_llm(config)
+            stack.push_async_callback(_logged, "release the model", llm.aclose)
+        loading = asyncio.create_task(llm.start(), name="edgeagent-model-start")
+        try:
+            if tools is None:
+                tools = built = build_tools(config)
+                if safe_state:
+                    timeout = config.daemon.safe_state_timeout_s
+                    stack.push_async_callback(
+                        _logged, "put the hardware into its safe state",
+                        lambda: built.safe_state(timeout_s=timeout),
+                    )  # fmt: skip
+            if on_tools is not None:
+                on_tools(tools)
+            executor = build_executor(config, tools.registry, confirm=confirm)
+            await loading
+        finally:
+            loading.cancel()  # when the tools failed first; a no-op once it is done
+            await asyncio.gather(loading, return_exceptions=True)
+        agent = build_agent(config, llm=llm, executor=executor, registry=tools.registry)
+        yield Runtime(tools, executor, llm, agent)
+
+
+async def _logged(what: str, step: Callable[[], Awaitable[None]]) -> None:
+    """One step of a shutdown: a failure is logged and the next step still runs."""
+    try:
+        await step()
+    except Exception:
+        log.exception("shutdown: failed to %s", what)

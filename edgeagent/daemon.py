@@ -1,16 +1,23 @@
 """``edgeagent run``: the long-running service, composed from the config.
 
 Everything runs under one asyncio loop, except the model, which lives in its worker
-process. Start-up order: tools (plugins, ``.tool`` files) -> executor -> model -> agent
-and sessions -> scheduler -> front ends -> ``READY=1``. A plugin or front end that fails
-is logged and listed under ``degraded`` in ``edgeagent status``; the daemon keeps
-serving with what works.
+process. Start-up order: :func:`edgeagent.compose.build_runtime` (the model loads in its
+worker while the tools load here, then the executor and the agent) -> sessions and
+scheduler -> front ends -> ``READY=1``. A plugin or front end that fails is logged and
+listed under ``degraded`` in ``edgeagent status``; the daemon keeps serving with what
+works.
+
+The daemon is the :class:`~edgeagent.frontends.base.Dispatcher` of its front ends:
+prompts go on to the scheduler, and :meth:`Daemon.status` is the one place that
+composes what ``edgeagent status`` shows (the daemon's state, the model, the queue, the
+front ends, the tools).
 
 Signals:
 
 * SIGTERM, SIGINT: graceful stop. Stop accepting, let the request in flight finish within
   ``[daemon] shutdown_grace_s`` and cancel it after, publish ``offline`` (MQTT), put the
-  hardware into its safe state, release the model, remove the socket.
+  hardware into its safe state (within ``[daemon] safe_state_timeout_s``), release the
+  model, remove the socket.
 * SIGHUP: ignored (logged). Reloading tools under a live model is not supported; use
   ``systemctl restart edgeagent``, which loses nothing that MQTT's persistent session
   holds.
@@ -20,14 +27,21 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
-import inspect
 import logging
 import os
 import signal
 import time
-from typing import Any, Protocol
+from collections.abc import AsyncGenerator, Iterator
 
-from edgeagent.config import Config
+from edgeagent.agent.context import SessionStore
+from edgeagent.agent.events import ErrorEvent, Event
+from edgeagent.compose import Runtime, ToolSet, build_runtime
+from edgeagent.config import Config, MQTTConfig
+from edgeagent.errors import ConfigError
+from edgeagent.frontends.base import Frontend, Request
+from edgeagent.jsontypes import JSONValue
+from edgeagent.llm.base import EngineStatus
+from edgeagent.scheduler import Scheduler
 from edgeagent.systemd import Notifier
 
 log = logging.getLogger(__name__)
@@ -38,14 +52,6 @@ FRONTEND_FLUSH_S = 2.0
 """After the queue is drained, how long a front end may take to deliver the last replies."""
 
 
-class Frontend(Protocol):
-    name: str
-
-    async def start(self) -> None: ...
-
-    async def stop(self) -> None: ...
-
-
 class Daemon:
     """The composed service. ``await Daemon(config).run()`` until a stop signal."""
 
@@ -54,11 +60,13 @@ class Daemon:
         self.notifier = notifier or Notifier(None)
         self.state = "starting"
         self.degraded: dict[str, str] = {}
-        self.frontends: list[Any] = []
-        self.toolset: Any = None
-        self.llm: Any = None
-        self.scheduler: Any = None
-        self._engine_status: dict[str, Any] = {}
+        self.runtime: Runtime | None = None
+        self.scheduler: Scheduler | None = None
+        self.frontends: list[Frontend] = []
+        self._engine: EngineStatus | None = None
+        """The model's last status, refreshed while no request runs (asking a busy
+        worker would wait for the turn)."""
+        self._parts = contextlib.AsyncExitStack()
         self._stop: asyncio.Event | None = None
         self._tasks: list[asyncio.Task[None]] = []
         self._started = time.monotonic()
@@ -99,49 +107,28 @@ class Daemon:
 
     async def start(self) -> None:
         """Compose and start everything; READY=1 once the model and front ends are up."""
-        from edgeagent import compose
-
         config = self.config
-        # The model worker loads in its own process while this one loads the plugins.
         self.notifier.status("loading the model and tools")
-        self.llm = compose.build_llm(config)
-        loading = asyncio.create_task(self._start_model(), name="edgeagent-model-start")
-        try:
-            self.toolset = compose.build_tools(config)
-            for name, reason in self.toolset.report.failed.items():
-                self._degrade(f"plugin {name}", reason)
-            for duplicate in self.toolset.report.duplicates:
-                self._degrade("tools", duplicate)
-            for problem in self.toolset.wrapped_errors:
-                self._degrade("tools.d", problem)
-            executor = compose.build_executor(config, self.toolset.registry)
-            self.notifier.status("loading the model")
-            await loading
-        finally:
-            if not loading.done():
-                loading.cancel()
-        await self._refresh_engine_status()
-        agent = compose.build_agent(
-            config, llm=self.llm, executor=executor, registry=self.toolset.registry
+        self.runtime = runtime = await self._parts.enter_async_context(
+            build_runtime(
+                config,
+                on_tools=self._tools_loaded,
+                safe_state=config.daemon.safe_state_on_exit,
+            )
         )
-
-        from edgeagent.agent.context import SessionStore
-        from edgeagent.scheduler import Scheduler
-
-        sessions = SessionStore(system_prompt=agent.system_prompt, primer=agent.primer)
+        await self._refresh_engine_status()
+        agent = runtime.agent
         self.scheduler = Scheduler(
             agent=agent,
-            sessions=sessions,
+            sessions=SessionStore(system_prompt=agent.system_prompt, primer=agent.primer),
             queue_size=config.daemon.queue_size,
             request_timeout_s=config.daemon.request_timeout_s,
             session_idle_s=config.daemon.session_idle_s,
-            status_extra=self._status_extra,
-            tool_list=self._tool_list,
         )
         self.scheduler.start()
         await self._start_frontends()
         if not self.frontends:
-            raise RuntimeError(
+            raise ConfigError(
                 "no front end is running ([socket] and [mqtt] both disabled or failed: "
                 + "; ".join(f"{k}: {v}" for k, v in self.degraded.items())
                 + "); enable one in the config"
@@ -156,56 +143,74 @@ class Daemon:
             )
         log.info("ready: %s", self._status_line())
 
-    async def _start_model(self) -> None:
-        starter = getattr(self.llm, "start", None)  # InProcessLLM has none: nothing to load
-        if starter is not None:
-            started = starter()
-            if inspect.isawaitable(started):
-                await started
+    def _tools_loaded(self, tools: ToolSet) -> None:
+        for name, reason in tools.report.failed.items():
+            self._degrade(f"plugin {name}", reason)
+        for duplicate in tools.report.duplicates:
+            self._degrade("tools", duplicate)
+        for problem in tools.wrapped_errors:
+            self._degrade("tools.d", problem)
+        self.notifier.status("loading the model")
 
-    async def _start_frontends(self) -> None:
-        candidates: list[Any] = []
+    def _make_frontends(self, *, dashboard_url: str | None = None) -> list[Frontend]:
+        frontends: list[Frontend] = []
         if self.config.socket.enabled:
             from edgeagent.frontends.socket import SocketFrontend
 
-            candidates.append(SocketFrontend(self.config.socket, dispatcher=self.scheduler))
+            frontends.append(SocketFrontend(self.config.socket, dispatcher=self))
         if self.config.mqtt.enabled:
             try:
                 from edgeagent.frontends.mqtt import MQTTFrontend
             except Exception as exc:
                 self._degrade("mqtt", f"cannot load the MQTT front end: {exc}")
             else:
-                candidates.append(MQTTFrontend(self.config.mqtt, dispatcher=self.scheduler))
-        for frontend in candidates:
-            name = getattr(frontend, "name", type(frontend).__name__)
+                mqtt = MQTTFrontend(
+                    mqtt_files(self.config),
+                    dispatcher=self,
+                    homeassistant=self.config.homeassistant,
+                    dashboard_url=dashboard_url,
+                )
+                frontends.append(mqtt)
+        return frontends
+
+    async def _dashboard_url(self) -> str | None:
+        """The simulators' dashboard, when one answers at ``[simulator]`` host and port:
+        Home Assistant links the device to it."""
+        sim = self.config.simulator
+        try:
+            _, writer = await asyncio.wait_for(asyncio.open_connection(sim.host, sim.port), 0.5)
+        except (OSError, TimeoutError):
+            return None
+        writer.close()
+        return sim.url
+
+    async def _start_frontends(self) -> None:
+        announce = self.config.mqtt.enabled and self.config.mqtt.homeassistant_discovery
+        dashboard_url = await self._dashboard_url() if announce else None
+        for frontend in self._make_frontends(dashboard_url=dashboard_url):
             try:
                 await frontend.start()
             except Exception as exc:
-                self._degrade(name, f"failed to start: {exc}")
+                self._degrade(frontend.name, f"failed to start: {exc}")
                 continue
             self.frontends.append(frontend)
-            if getattr(frontend, "degraded", None):
-                self._degrade(name, str(frontend.degraded))
+            if frontend.degraded:
+                self._degrade(frontend.name, frontend.degraded)
 
     async def shutdown(self) -> None:
         """Graceful stop; each part in its own try, so one failure cannot skip the rest."""
         self._notify_stopping()
         for frontend in self.frontends:
-            stop_accepting = getattr(frontend, "stop_accepting", None)
-            if stop_accepting is not None:
-                with _logged("stop accepting on " + str(getattr(frontend, "name", frontend))):
-                    stop_accepting()
+            with _logged(f"stop accepting on {frontend.name}"):
+                frontend.stop_accepting()
         if self.scheduler is not None:
             with _logged("drain the request queue"):
                 await self.scheduler.close(grace_s=self.config.daemon.shutdown_grace_s)
         for frontend in reversed(self.frontends):
-            with _logged("stop front end " + str(getattr(frontend, "name", frontend))):
-                # The queue is drained by now; a front end that takes a grace period
-                # (MQTT) only needs it to publish the last replies, then ``offline``.
-                if "grace_s" in inspect.signature(frontend.stop).parameters:
-                    await frontend.stop(grace_s=FRONTEND_FLUSH_S)
-                else:
-                    await frontend.stop()
+            with _logged(f"stop front end {frontend.name}"):
+                # The queue is drained by now: a front end only needs the grace period
+                # to deliver the last replies (MQTT: then publish ``offline``).
+                await frontend.stop(grace_s=FRONTEND_FLUSH_S)
         self.frontends = []
         for task in self._tasks:
             task.cancel()
@@ -213,27 +218,72 @@ class Daemon:
             with contextlib.suppress(asyncio.CancelledError):
                 await task
         self._tasks = []
-        if self.toolset is not None and self.config.daemon.safe_state_on_exit:
-            with _logged("put the hardware into its safe state"):
-                await asyncio.to_thread(self.toolset.close)
-        if self.llm is not None:
-            with _logged("release the model"):
-                await self.llm.aclose()
-            self.llm = None
+        # build_runtime's exit: the hardware into its safe state, then the model released.
+        with _logged("close the tools and the model"):
+            await self._parts.aclose()
+        self.runtime = None
         self.notifier.close()
         log.info("stopped")
 
-    # --- health and status -----------------------------------------------------------
+    # --- the Dispatcher its front ends submit to --------------------------------------
+
+    def submit(self, request: Request) -> AsyncGenerator[Event, None]:
+        if self.scheduler is None:
+            return _refused("edgeagent is still starting; try again shortly")
+        return self.scheduler.submit(request)
+
+    def reset_session(self, session: str, *, frontend: str) -> bool:
+        return self.scheduler is not None and self.scheduler.reset_session(
+            session, frontend=frontend
+        )
+
+    def tools(self) -> list[dict[str, JSONValue]]:
+        if self.runtime is None:
+            return []
+        return [
+            {
+                "name": t.name,
+                "description": t.description,
+                "kind": str(t.kind),
+                "plugin": t.plugin,
+                "parameters": t.parameters,
+            }
+            for t in self.runtime.tools.registry
+        ]
+
+    def status(self) -> dict[str, JSONValue]:
+        """What ``edgeagent status`` shows; composed here and nowhere else."""
+        engine, llm = self._engine, self.runtime.llm if self.runtime else None
+        mqtt: dict[str, JSONValue] = {"enabled": self.config.mqtt.enabled, "connected": False}
+        for frontend in self.frontends:
+            if frontend.name == "mqtt":
+                mqtt.update(frontend.status())
+        return {
+            **(self.scheduler.status() if self.scheduler is not None else {}),
+            "state": self.state,
+            "pid": os.getpid(),
+            "uptime_s": round(time.monotonic() - self._started, 3),
+            "backend": engine.backend if engine else self.config.llm.backend,
+            "model": engine.model if engine else self.config.llm.model,
+            "context": (
+                {"window": engine.context_window, "used": engine.context_used} if engine else {}
+            ),
+            "worker_restarts": llm.restarts if llm else 0,
+            "worker_pid": llm.pid if llm else None,
+            "engine": engine.extra if engine else {},
+            "mqtt": mqtt,
+            "socket": str(self.config.socket.path) if self.config.socket.enabled else None,
+            "tools": list(self.runtime.tools.registry.names()) if self.runtime else [],
+            "degraded": dict(self.degraded),
+        }
+
+    # --- health ----------------------------------------------------------------------
 
     def healthy(self) -> tuple[bool, str]:
         """Whether to pet the watchdog: the loop runs (we are in it) and the worker lives."""
-        alive = getattr(self.llm, "alive", True)
-        if callable(alive):
-            alive = alive()
-        if not alive:
+        if self.runtime is not None and not self.runtime.llm.alive:
             return False, "the model worker is not running"
-        worker = getattr(self.scheduler, "_worker", None)
-        if worker is not None and worker.done():
+        if self.scheduler is not None and self.scheduler.crashed:
             return False, "the request scheduler stopped"
         return True, ""
 
@@ -268,26 +318,20 @@ class Daemon:
                 last = line
 
     async def _refresh_engine_status(self) -> None:
-        if self.llm is None:
+        if self.runtime is None:
             return
         try:
-            status = await asyncio.wait_for(self.llm.status(), 2.0)
+            self._engine = await asyncio.wait_for(self.runtime.llm.status(), 2.0)
         except Exception as exc:
             log.debug("model status unavailable: %s", exc)
-            return
-        self._engine_status = {
-            "backend": status.backend,
-            "model": status.model,
-            "context": {"window": status.context_window, "used": status.context_used},
-            "engine": status.extra,
-        }
 
     def _status_line(self) -> str:
-        c = self.scheduler.counters if self.scheduler is not None else None
-        parts = [self.state, f"{len(self.toolset.registry) if self.toolset else 0} tools"]
-        if self._engine_status:
-            parts.append(f"{self._engine_status['backend']}:{self._engine_status['model']}")
-        if c is not None:
+        tools = len(self.runtime.tools.registry) if self.runtime else 0
+        parts = [self.state, f"{tools} tools"]
+        if self._engine is not None:
+            parts.append(f"{self._engine.backend}:{self._engine.model}")
+        if self.scheduler is not None:
+            c = self.scheduler.counters
             parts.append(
                 f"served {c.served}, failed {c.failed}, queued {self.scheduler.queue_depth}"
             )
@@ -295,51 +339,17 @@ class Daemon:
             parts.append("degraded: " + ", ".join(sorted(self.degraded)))
         return "; ".join(parts)
 
-    def _status_extra(self) -> dict[str, Any]:
-        mqtt: dict[str, Any] = {"enabled": self.config.mqtt.enabled, "connected": False}
-        for frontend in self.frontends:
-            if hasattr(frontend, "connected"):
-                details = getattr(frontend, "status", None)
-                if callable(details):
-                    mqtt.update(details())
-                mqtt["connected"] = bool(frontend.connected)
-        return {
-            "state": self.state,
-            "pid": os.getpid(),
-            "uptime_s": round(time.monotonic() - self._started, 3),
-            "backend": self._engine_status.get("backend", self.config.llm.backend),
-            "model": self._engine_status.get("model", self.config.llm.model),
-            "context": self._engine_status.get("context", {}),
-            "worker_restarts": int(getattr(self.llm, "restarts", 0) or 0),
-            "worker_pid": getattr(self.llm, "pid", None),
-            "engine": self._engine_status.get("engine", {}),
-            "mqtt": mqtt,
-            "socket": str(self.config.socket.path) if self.config.socket.enabled else None,
-            "tools": self.toolset.registry.names() if self.toolset else [],
-            "degraded": dict(self.degraded),
-        }
-
-    def _tool_list(self) -> list[dict[str, Any]]:
-        if self.toolset is None:
-            return []
-        return [
-            {
-                "name": t.name,
-                "description": t.description,
-                "kind": str(t.kind),
-                "plugin": t.plugin,
-                "parameters": t.parameters,
-            }
-            for t in self.toolset.registry
-        ]
-
     def _degrade(self, component: str, reason: str) -> None:
         log.error("degraded: %s: %s", component, reason)
         self.degraded[component] = reason
 
 
+async def _refused(message: str) -> AsyncGenerator[Event, None]:
+    yield ErrorEvent(message)
+
+
 @contextlib.contextmanager
-def _logged(what: str) -> Any:
+def _logged(what: str) -> Iterator[None]:
     try:
         yield
     except Exception:
@@ -356,3 +366,15 @@ def run_daemon(config: Config) -> int:
         log.error("edgeagent failed: %s", exc)
         notifier.notify(f"STATUS=failed: {exc}")
         raise
+
+
+def mqtt_files(config: Config) -> MQTTConfig:
+    """``[mqtt]`` with its files (password, TLS) relative to the config file's directory,
+    like every other path in the config."""
+    mqtt, tls = config.mqtt, config.mqtt.tls
+    files = (("ca_certs", tls.ca_certs), ("certfile", tls.certfile), ("keyfile", tls.keyfile))
+    tls_files = {key: config.resolve(path) for key, path in files if path is not None}
+    update: dict[str, object] = {"tls": tls.model_copy(update=tls_files)}
+    if mqtt.password_file is not None:
+        update["password_file"] = config.resolve(mqtt.password_file)
+    return mqtt.model_copy(update=update)

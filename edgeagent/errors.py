@@ -41,10 +41,6 @@ class ToolArgumentError(ToolError, ValueError):
     """The arguments of a tool call do not match the tool's schema."""
 
 
-class ToolTimeoutError(ToolError, TimeoutError):
-    """A tool did not finish within its timeout."""
-
-
 class ToolDeniedError(ToolError, PermissionError):
     """The call policy refused a tool call."""
 
@@ -81,13 +77,21 @@ class ContextOverflowError(LLMError):
     """The conversation cannot fit into the model's context window."""
 
 
-class RequestCancelledError(EdgeAgentError):
-    """A request was cancelled (client gone, deadline passed, shutdown)."""
-
-
-class BusyError(EdgeAgentError, RuntimeError):
-    """The request queue is full."""
-
-
 class ProtocolError(EdgeAgentError, ValueError):
     """A front-end client sent a malformed request (bad JSON, bad UTF-8, too large)."""
+
+
+class DaemonError(EdgeAgentError, ConnectionError):
+    """A client cannot talk to the running daemon over its socket."""
+
+
+class DaemonNotRunningError(DaemonError):
+    """No daemon is listening on the socket."""
+
+
+class DaemonPermissionError(DaemonError, PermissionError):
+    """This user may not connect to the daemon's socket."""
+
+
+class DaemonTimeoutError(DaemonError, TimeoutError):
+    """The daemon did not answer within the client's timeout."""

@@ -6,6 +6,10 @@ at once with ``busy, N requests queued``; nothing waits forever, because every r
 carries a deadline (``request_timeout_s``, counted from submission, queue time
 included). A client that stops iterating its event stream (it went away) cancels its
 request, whether it is still queued or already running.
+
+The scheduler only schedules: what ``edgeagent status`` shows about the daemon as a
+whole is composed by :meth:`edgeagent.daemon.Daemon.status`, which reads
+:meth:`Scheduler.status` for the queue's part.
 """
 
 from __future__ import annotations
@@ -16,10 +20,13 @@ import logging
 import time
 from collections.abc import AsyncGenerator, AsyncIterator, Callable
 from dataclasses import dataclass, field
-from typing import Any, Protocol
+from typing import Protocol
 
+from edgeagent.agent.context import Conversation
 from edgeagent.agent.events import ErrorEvent, Event, FinalAnswer
-from edgeagent.frontends.base import Request
+from edgeagent.errors import ProtocolError
+from edgeagent.frontends.base import Request, check_session
+from edgeagent.jsontypes import JSONValue
 
 log = logging.getLogger(__name__)
 
@@ -30,13 +37,21 @@ SESSION_SWEEP_S = 30.0
 class TurnRunner(Protocol):
     """The agent, as the scheduler sees it (:class:`edgeagent.agent.loop.Agent`)."""
 
-    def run(self, prompt: str, *, conversation: Any, frontend: str) -> AsyncIterator[Event]: ...
+    def run(
+        self, prompt: str, *, conversation: Conversation, frontend: str
+    ) -> AsyncIterator[Event]: ...
+
+
+def session_key(frontend: str, session: str) -> str:
+    """Sessions are per front end: an MQTT client naming "kitchen" cannot join the
+    socket user's "kitchen" conversation."""
+    return f"{frontend}/{session}"
 
 
 class SessionSource(Protocol):
     """Conversations by session id (:class:`edgeagent.agent.context.SessionStore`)."""
 
-    def get_or_create(self, session_id: str | None) -> Any:
+    def get_or_create(self, session_id: str | None) -> Conversation:
         """The session's conversation (created when new); ``None``: a fresh one-shot."""
         ...
 
@@ -75,7 +90,7 @@ class _Job:
 
 
 class Scheduler:
-    """The :class:`~edgeagent.frontends.base.Dispatcher` of the daemon.
+    """What the daemon's :class:`~edgeagent.frontends.base.Dispatcher` submits to.
 
     ``start()`` launches the one worker task that runs turns in order; ``close()`` stops
     accepting, cancels what is queued, lets the running turn finish within a grace period
@@ -90,8 +105,6 @@ class Scheduler:
         queue_size: int,
         request_timeout_s: float,
         session_idle_s: float = 900.0,
-        status_extra: Callable[[], dict[str, Any]] | None = None,
-        tool_list: Callable[[], list[dict[str, Any]]] | None = None,
         clock: Callable[[], float] = time.monotonic,
     ) -> None:
         self.agent = agent
@@ -100,15 +113,14 @@ class Scheduler:
         self.request_timeout_s = request_timeout_s
         self.session_idle_s = session_idle_s
         self.counters = Counters()
-        self._status_extra = status_extra
-        self._tool_list = tool_list
         self._clock = clock
         self._queue: asyncio.Queue[_Job] = asyncio.Queue(maxsize=queue_size)
         self._running: _Job | None = None
+        self.last_turn_s: float | None = None
+        """How long the last turn that ran took, queueing not counted."""
         self._worker: asyncio.Task[None] | None = None
         self._sweeper: asyncio.Task[None] | None = None
         self._closing: str | None = None
-        self._started = clock()
 
     # --- lifecycle -------------------------------------------------------------------
 
@@ -141,7 +153,12 @@ class Scheduler:
                     await task
         self._worker = self._sweeper = None
 
-    # --- the Dispatcher contract -----------------------------------------------------
+    @property
+    def crashed(self) -> bool:
+        """The worker that runs turns ended on its own (a bug): no turn will run again."""
+        return self._worker is not None and self._worker.done()
+
+    # --- what front ends reach through the daemon ------------------------------------
 
     @property
     def queue_depth(self) -> int:
@@ -156,6 +173,12 @@ class Scheduler:
         if self._closing is not None:
             self.counters.failed += 1
             yield ErrorEvent(f"{self._closing}; not accepting requests")
+            return
+        try:
+            check_session(request.session)
+        except ProtocolError as exc:
+            self.counters.failed += 1
+            yield ErrorEvent(str(exc))
             return
         job = _Job(request, deadline=self._clock() + self.request_timeout_s)
         try:
@@ -201,16 +224,17 @@ class Scheduler:
                 self.counters.failed += 1
                 job.cancel("client went away")
 
-    def reset_session(self, session: str) -> bool:
-        return self.sessions.reset(session)
+    def reset_session(self, session: str, *, frontend: str) -> bool:
+        return self.sessions.reset(session_key(frontend, session))
 
-    def status(self) -> dict[str, Any]:
+    def status(self) -> dict[str, JSONValue]:
+        """The queue's part of ``edgeagent status``."""
         c = self.counters
-        status: dict[str, Any] = {
-            "uptime_s": round(self._clock() - self._started, 3),
+        return {
             "queue_depth": self.queue_depth,
             "queue_size": self.queue_size,
             "in_flight": 1 if self.in_flight else 0,
+            "last_turn_s": self.last_turn_s,
             "requests": {
                 "served": c.served,
                 "failed": c.failed,
@@ -220,12 +244,6 @@ class Scheduler:
             },
             "sessions": len(self.sessions),
         }
-        if self._status_extra is not None:
-            status.update(self._status_extra())
-        return status
-
-    def tools(self) -> list[dict[str, Any]]:
-        return self._tool_list() if self._tool_list is not None else []
 
     # --- the worker ------------------------------------------------------------------
 
@@ -237,17 +255,22 @@ class Scheduler:
                 continue
             self._running = job
             job.task = asyncio.create_task(self._turn(job), name=f"edgeagent-turn-{job.request.id}")
+            started = self._clock()
             try:
                 # wait() rather than await: cancelling the turn must not cancel the worker.
                 await asyncio.wait({job.task})
             finally:
+                self.last_turn_s = round(self._clock() - started, 3)
                 self._running = None
 
     async def _turn(self, job: _Job) -> None:
         request = job.request
         ended = False
         try:
-            conversation = self.sessions.get_or_create(request.session)
+            session = request.session
+            conversation = self.sessions.get_or_create(
+                None if session is None else session_key(request.frontend, session)
+            )
             stream = self.agent.run(
                 request.prompt, conversation=conversation, frontend=request.frontend
             )

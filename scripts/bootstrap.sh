@@ -33,6 +33,12 @@ PY="$VENV/bin/python"
 # built once with portable flags and cached under ~/.cache/edgeagent/wheels.
 scripts/build-llama-wheel.sh "$PY"
 
-echo "== installing edgeagent[$EXTRAS]"
-"$PY" -m pip install -q --disable-pip-version-check -e ".[$EXTRAS]" 2>&1 | grep -v "^WARNING: Location" || true
-"$PY" -c "import edgeagent, llama_cpp" 
+# The plugins that are distributions of their own (plugins/*/pyproject.toml: weather, the
+# worked example) install in the same pip run, so their "edgeagent" requirement is
+# this checkout. Reinstalling also rewrites edgeagent's own entry points.
+PLUGIN_DISTS=()
+for project in plugins/*/pyproject.toml; do PLUGIN_DISTS+=(-e "$(dirname "$project")"); done
+echo "== installing edgeagent[$EXTRAS] and its plugin distributions"
+"$PY" -m pip install -q --disable-pip-version-check -e ".[$EXTRAS]" "${PLUGIN_DISTS[@]}" 2>&1 \
+  | grep -v "^WARNING: Location" || true
+"$PY" -c "import edgeagent, edgeagent_weather, llama_cpp"

@@ -162,8 +162,8 @@ class SessionStore:
             if len(self._sessions) >= self.max_sessions:
                 # Many clients each naming a new session must not grow memory forever:
                 # the least recently used session goes first.
-                oldest = min(self._sessions.values(), key=lambda c: c.last_used)
-                del self._sessions[oldest.id]
+                oldest = min(self._sessions, key=lambda k: self._sessions[k].last_used)
+                del self._sessions[oldest]
             conversation = Conversation.start(
                 self.system_prompt, session_id=session_id, now=now, primer=self.primer
             )

@@ -41,11 +41,33 @@ log = logging.getLogger(__name__)
 _CONTROL_TOKENS = re.compile(r"<\|[\w.:/ -]{1,40}\|>")
 _FRAME_TAGS = re.compile(r"</?\s*(?:tool_call|tool_response|tools|function(?:=[\w.-]*)?)\s*>")
 
+_SANITIZE_PASSES = 4
+_DEFUSED_LT = "\N{SINGLE LEFT-POINTING ANGLE QUOTATION MARK}"
 DEFAULT_MAX_TOOL_CHARS = 4000
 
 
 def sanitize(text: str, *, frame_tags: bool = True) -> str:
-    """``text`` without template control tokens (and call/result tags)."""
+    """``text`` without template control tokens (and call/result tags).
+
+    Removal can rebuild a token from the pieces around it (``<|im_<|x|>start|>``), so it
+    repeats; past :data:`_SANITIZE_PASSES` the text is hostile, and what is left of the
+    markers is defused instead (``<|`` becomes ``<¦``, a tag's ``<`` becomes ``‹``):
+    replacing never joins pieces, so no pass after it could find anything.
+    """
+    for _ in range(_SANITIZE_PASSES):
+        cleaned = _strip(text, frame_tags=frame_tags)
+        if cleaned == text:
+            return text
+        text = cleaned
+    if _strip(text, frame_tags=frame_tags) == text:
+        return text
+    text = text.replace("<|", "<\N{BROKEN BAR}").replace("|>", "\N{BROKEN BAR}>")
+    if frame_tags:
+        text = _FRAME_TAGS.sub(lambda tag: _DEFUSED_LT + tag[0][1:], text)
+    return text
+
+
+def _strip(text: str, *, frame_tags: bool) -> str:
     text = _CONTROL_TOKENS.sub("", text)
     return _FRAME_TAGS.sub("", text) if frame_tags else text
 
@@ -92,6 +114,7 @@ class Agent:
         call_format: CallFormat,
         system_prompt: str,
         max_steps: int = 5,
+        max_calls_per_step: int = 4,
         context_threshold: float = 0.8,
         max_tokens: int = 256,
         temperature: float = 0.0,
@@ -111,6 +134,7 @@ class Agent:
         self.call_format = call_format
         self.system_prompt = system_prompt
         self.max_steps = max_steps
+        self.max_calls_per_step = max_calls_per_step
         self.context_threshold = context_threshold
         self.max_tokens = max_tokens
         self.temperature = temperature
@@ -191,6 +215,7 @@ class Agent:
             calls = [self.executor.resolve(ToolCall(c.name, c.arguments)) for c in parsed.calls]
             declined = [c for c in calls if self.decline and c.name == DECLINE]
             calls = [c for c in calls if c not in declined]
+            skipped, calls = calls[self.max_calls_per_step :], calls[: self.max_calls_per_step]
             if declined and not calls and not records:
                 answer = decline_answer(declined[0].arguments)
                 messages += [
@@ -208,7 +233,7 @@ class Agent:
                     # no trace: the model would copy the sentence in later turns.
                     del messages[conversation.turn_starts()[-1] :]
                 else:
-                    messages.append({"role": "assistant", "content": answer})
+                    messages.append({"role": "assistant", "content": sanitize(answer)})
                 yield FinalAnswer(answer, tool_calls=records, steps=step)
                 return
             if calls and not records and self.check_target:
@@ -230,7 +255,7 @@ class Agent:
             done: list[Message] = [
                 {"role": "assistant", "content": self.call_format.render_call(calls)}
                 if calls
-                else {"role": "assistant", "content": raw.strip()}
+                else {"role": "assistant", "content": sanitize(raw.strip(), frame_tags=False)}
             ]
             for error in parsed.errors:
                 # Malformed attempts come back as a failed result, so the model can fix
@@ -240,6 +265,12 @@ class Agent:
                     f"instructions show, or answer in plain text"
                 )
                 done.append({"role": "tool", "content": self._tool_content(feedback)})
+            if skipped:
+                log.warning(
+                    "model asked for %d calls in one reply; ran %d ([agent] max_calls_per_step)",
+                    len(calls) + len(skipped),
+                    len(calls),
+                )
             for call in calls:
                 signature = _signature(call)
                 if signature in failures:
@@ -262,13 +293,22 @@ class Agent:
                 if not result.ok:
                     failures[signature] = result.error or "an error"
                 done.append({"role": "tool", "content": self._tool_content(result)})
+            if skipped:
+                named = ", ".join(_describe_call(c) for c in skipped[:3])
+                more = f" and {len(skipped) - 3} more" if len(skipped) > 3 else ""
+                capped = ToolResult.failure(
+                    f"only {self.max_calls_per_step} calls run per reply; not run: {named}"
+                    f"{more}. Call what is still needed in your next reply, or answer"
+                )
+                done.append({"role": "tool", "content": self._tool_content(capped)})
             messages.extend(done)
             built = self._answer_from_results(records[len(records) - len(calls) :])
-            if built is not None and not parsed.errors:
+            if built is not None and not parsed.errors and not skipped:
                 # Every call of the step succeeded and its tool words its own result:
                 # the answer is built from the results, never generated (it cannot claim
                 # what did not happen, and it saves a generation).
-                messages.append({"role": "assistant", "content": built})
+                # The history gets it sanitised: a built answer quotes tool output.
+                messages.append({"role": "assistant", "content": sanitize(built)})
                 yield FinalAnswer(built, tool_calls=records, steps=step)
                 return
 

@@ -10,7 +10,8 @@ from typing import Any
 
 import click
 
-from edgeagent.config import Config, find_config, load_config
+from edgeagent.config import Config
+from edgeagent.config_file import find_config, load_config
 from edgeagent.errors import ConfigError
 
 COMMANDS = {
@@ -18,7 +19,7 @@ COMMANDS = {
     "calls": "edgeagent.cli.calls:calls",
     "chat": "edgeagent.cli.chat:chat",
     "config": "edgeagent.cli.config_cmd:config",
-    "install-service": "edgeagent.cli.daemon:install_service",
+    "install-service": "edgeagent.cli.service:install_service",
     "model": "edgeagent.cli.model:model",
     "run": "edgeagent.cli.daemon:run",
     "sim": "edgeagent.cli.sim:sim",
@@ -45,7 +46,8 @@ class LazyGroup(click.Group):
 @click.option(
     "--config",
     "config_path",
-    type=click.Path(path_type=Path, dir_okay=False),
+    # Not readable=True: load_config says why a file cannot be read and what to do.
+    type=click.Path(path_type=Path, dir_okay=False, readable=False),
     default=None,
     help="Config file (default: $EDGEAGENT_CONFIG, ./config/edgeagent.toml, /etc/edgeagent/).",
 )

@@ -8,8 +8,7 @@ streamed answer text.
 from __future__ import annotations
 
 import asyncio
-import inspect
-import json
+import contextlib
 import sys
 from collections.abc import Callable, Coroutine
 from typing import Any
@@ -17,15 +16,10 @@ from typing import Any
 import click
 
 from edgeagent.agent.context import Conversation, measure
-from edgeagent.agent.events import (
-    ErrorEvent,
-    FinalAnswer,
-    TextChunk,
-    ToolCallEvent,
-    ToolResultEvent,
-)
 from edgeagent.agent.loop import Agent
 from edgeagent.cli import load
+from edgeagent.cli.render import TurnRenderer, short
+from edgeagent.compose import ToolSet, build_runtime
 from edgeagent.config import Config
 from edgeagent.errors import EdgeAgentError
 from edgeagent.tools.tool import Tool
@@ -36,40 +30,17 @@ Reader = Callable[[], str]
 Runner = Callable[[Coroutine[Any, Any, Any]], Any]
 
 
-def _short(value: Any, limit: int = 200) -> str:
-    text = value if isinstance(value, str) else json.dumps(value, ensure_ascii=False, default=str)
-    return text if len(text) <= limit else text[: limit - 3] + "..."
-
-
 async def _confirm(tool: Tool, arguments: dict[str, Any]) -> bool:
     # Asked on the event loop's own thread on purpose: nothing else runs while the user
     # decides, and a thread blocked on stdin could not be stopped by Ctrl-C at exit.
     given = {k: v for k, v in arguments.items() if v is not None}  # hide unset optionals
-    return click.confirm(f"Run {tool.name}({_short(given)})?", default=False)
+    return click.confirm(f"Run {tool.name}({short(given)})?", default=False)
 
 
 async def _turn(agent: Agent, prompt: str, conversation: Conversation) -> None:
-    streamed = False
+    renderer = TurnRenderer()  # the same terminal view as `edgeagent ask`
     async for event in agent.run(prompt, conversation=conversation, frontend=FRONTEND):
-        if isinstance(event, TextChunk):
-            click.echo(event.text, nl=False)
-            streamed = True
-        elif isinstance(event, ToolCallEvent):
-            if streamed:
-                click.echo()
-                streamed = False
-            click.secho(f"  -> {event.name}({_short(event.arguments)})", dim=True)
-        elif isinstance(event, ToolResultEvent):
-            outcome = _short(event.result) if event.ok else f"error: {event.error}"
-            click.secho(f"  <- {event.name}: {outcome}", dim=True)
-        elif isinstance(event, FinalAnswer):
-            if not streamed and event.text:
-                click.echo(event.text, nl=False)
-            click.echo()
-        elif isinstance(event, ErrorEvent):
-            if streamed:
-                click.echo()
-            click.secho(f"error: {event.message}", fg="red", err=True)
+        renderer.show(event)
 
 
 async def _show_context(agent: Agent, conversation: Conversation) -> None:
@@ -123,42 +94,27 @@ def _read_line() -> str:
     return input("you> ")
 
 
-def _main(config: Config, runner: asyncio.Runner) -> int:
-    from edgeagent import compose
-
-    build_llm = getattr(compose, "build_llm", None)
-    if build_llm is None:
-        click.echo(
-            "error: this build cannot create a model backend yet (compose.build_llm is "
-            "missing); use `edgeagent run` with a configured backend",
-            err=True,
-        )
-        return 2
-    toolset = compose.build_tools(config)
-    for name, reason in toolset.report.failed.items():
+def _warn_about(tools: ToolSet) -> None:
+    for name, reason in tools.report.failed.items():
         click.secho(f"warning: plugin {name!r} not loaded: {reason}", fg="yellow", err=True)
-    for problem in toolset.wrapped_errors:
+    for problem in tools.wrapped_errors:
         click.secho(f"warning: {problem}", fg="yellow", err=True)
-    llm: Any = None
+
+
+def _main(config: Config, runner: asyncio.Runner) -> int:
+    # One event loop for the whole chat: the runtime is entered and left on it, and
+    # each turn runs on it while input is read outside it (see repl).
+    parts = contextlib.AsyncExitStack()
     try:
-        executor = compose.build_executor(config, toolset.registry, confirm=_confirm)
-        llm = build_llm(config)
-        starter = getattr(llm, "start", None)
-        if starter is not None:
-            started = starter()
-            if inspect.isawaitable(started):
-                runner.run(started)  # type: ignore[arg-type]
-        agent = compose.build_agent(config, llm=llm, executor=executor, registry=toolset.registry)
-        repl(agent, read=_read_line, run=runner.run)
+        runtime = runner.run(
+            parts.enter_async_context(build_runtime(config, confirm=_confirm, on_tools=_warn_about))
+        )
+        repl(runtime.agent, read=_read_line, run=runner.run)
     except EdgeAgentError as exc:
         click.secho(f"error: {exc}", fg="red", err=True)
         return 2
     finally:
-        try:
-            if llm is not None:
-                runner.run(llm.aclose())
-        finally:
-            toolset.close()
+        runner.run(parts.aclose())  # devices into their safe state, the model released
     return 0
 
 

@@ -6,12 +6,16 @@ import json
 import os
 import sys
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import click
 
-from edgeagent.config import ENV_PREFIX, SEARCH_PATHS, Config, load_config
+from edgeagent.config import Config
+from edgeagent.config_file import ENV_PREFIX, SEARCH_PATHS, load_config
 from edgeagent.errors import ConfigError
+
+if TYPE_CHECKING:
+    from edgeagent.compose import ToolSet
 
 SECRET_KEYS = frozenset({"password", "api_key"})
 
@@ -49,7 +53,8 @@ def config() -> None:
 def check(ctx: click.Context) -> None:
     """Validate the config file and environment, load plugins and .tool files.
 
-    Exits 0 when everything loads, 2 when anything is wrong.
+    Opens no device (a running daemon may hold them): it shows which backend drives
+    each one. Exits 0 when everything loads, 2 when anything is wrong.
     """
     config_ = _load_or_exit(ctx)
     if config_.source is not None:
@@ -64,12 +69,19 @@ def check(ctx: click.Context) -> None:
 
     problems: list[str] = []
     try:
-        # Plugin closers are deliberately not run: `config check` must not put hardware
-        # that a running daemon is using into its safe state.
+        # Loading opens no device, and closing the tool set touches only devices that
+        # were opened: none here, so hardware a running daemon uses is left alone.
         toolset = build_tools(config_)
     except ConfigError as exc:
         click.echo(f"error: {exc}", err=True)
         sys.exit(2)
+    try:
+        _check_tools(config_, toolset, problems)
+    finally:
+        toolset.close()
+
+
+def _check_tools(config_: Config, toolset: ToolSet, problems: list[str]) -> None:
     report = toolset.report
     for name, reason in sorted(report.failed.items()):
         problems.append(f"plugin {name!r} failed to load: {reason}")
@@ -93,8 +105,50 @@ def check(ctx: click.Context) -> None:
             except ConfigError as exc:
                 problems.append(f"llm.script: {exc}")
 
+    if config_.mqtt.enabled:
+        from edgeagent.daemon import mqtt_files
+
+        mqtt = mqtt_files(config_)
+        named = [("password_file", mqtt.password_file)] + [
+            (f"tls.{key}", path)
+            for key, path in (
+                ("ca_certs", mqtt.tls.ca_certs),
+                ("certfile", mqtt.tls.certfile),
+                ("keyfile", mqtt.tls.keyfile),
+            )
+            if mqtt.tls.enabled
+        ]
+        problems.extend(
+            f"mqtt.{key} = {path}: no such file; fix the path (relative paths start at the "
+            f"config file's directory)"
+            for key, path in named
+            if path is not None and not path.is_file()
+        )
+
+    from edgeagent.compose import build_executor
+
+    try:
+        policy = build_executor(config_, toolset.registry).policy
+    except ConfigError as exc:
+        problems.append(str(exc))
+    else:
+        problems.extend(
+            f"tools.policy.{rule} names no loaded tool or plugin"
+            for rule in policy.unknown_rules(toolset.registry)
+        )
     click.echo(f"plugins: {', '.join(report.loaded) or 'none'}")
+    if report.disabled:
+        click.echo(f"plugins disabled ([tools] disabled_plugins): {', '.join(report.disabled)}")
     click.echo(f"tools: {', '.join(toolset.registry.names()) or 'none'}")
+    devices = [(name, line) for name, lines in report.devices.items() for line in lines]
+    if devices:
+        click.echo("devices (opened by their first tool call):")
+        for name, line in devices:
+            click.echo(f"  {name}: {line}")
+    if not problems:
+        click.echo("policy ([tools.policy]; defaults in docs/security.md):")
+        for front_end, text in policy.describe(toolset.registry).items():
+            click.echo(f"  {front_end}: {text}")
     for problem in problems:
         click.echo(f"error: {problem}", err=True)
     if problems:

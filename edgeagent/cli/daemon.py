@@ -1,29 +1,33 @@
-"""``edgeagent run | status | ask | install-service``: the daemon and its local clients.
+"""``edgeagent run | status | ask``: the daemon, and asking the running one.
 
-``status`` and ``ask`` talk to a running daemon over its Unix socket (newline-delimited
-JSON, see :mod:`edgeagent.frontends.socket`) with a plain blocking socket, so they start
-in a fraction of a second and import nothing of the daemon.
+``status`` and ``ask`` talk to it with :class:`~edgeagent.frontends.client.DaemonClient`;
+without ``--socket`` they use the config's ``[socket] path``, or, with no config file
+at all, each of :data:`~edgeagent.frontends.client.WELL_KNOWN_SOCKETS` in turn.
 """
 
 from __future__ import annotations
 
-import grp
+import contextlib
 import json
 import logging
 import os
-import pwd
-import shutil
-import socket
-import subprocess
 import sys
-from collections.abc import Callable, Iterator
-from dataclasses import dataclass
+from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
 import click
 
 from edgeagent.cli import load
+from edgeagent.cli.render import TurnRenderer
+from edgeagent.errors import DaemonError, DaemonNotRunningError
+from edgeagent.frontends.client import (
+    SYSTEM_SOCKET,
+    WELL_KNOWN_SOCKETS,
+    DaemonClient,
+    connect,
+    event_from_line,
+)
 
 EXIT_NOT_RUNNING = 3
 """Like ``systemctl is-active``: 3 means the service is not running."""
@@ -33,62 +37,32 @@ class NotRunning(click.ClickException):
     exit_code = EXIT_NOT_RUNNING
 
 
-def _socket_path(ctx: click.Context, explicit: Path | None) -> Path:
-    return explicit if explicit is not None else Path(load(ctx).socket.path)
+def socket_paths(ctx: click.Context, explicit: Path | None) -> list[Path]:
+    """Where to look for the daemon: ``--socket``; else the config's ``[socket] path``;
+    with no config file and the default path, every well-known socket in turn (so
+    ``ask`` finds a laptop daemon from any working directory)."""
+    if explicit is not None:
+        return [explicit]
+    config = load(ctx)
+    if config.source is None and config.socket.path == SYSTEM_SOCKET:
+        return list(WELL_KNOWN_SOCKETS)
+    return [config.socket.path]
 
 
-class DaemonClient:
-    """One connection to the daemon's socket; ``request()`` yields its reply lines."""
+@contextlib.contextmanager
+def daemon_errors() -> Iterator[None]:
+    """A client's failure as a one-line message (exit 3 when the daemon is not running)."""
+    try:
+        yield
+    except DaemonNotRunningError as exc:
+        raise NotRunning(str(exc)) from None
+    except DaemonError as exc:
+        raise click.ClickException(str(exc)) from None
 
-    def __init__(self, path: Path, *, timeout_s: float | None = None) -> None:
-        self.path = path
-        self.sock = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
-        self.sock.settimeout(timeout_s)
-        try:
-            self.sock.connect(str(path))
-        except FileNotFoundError:
-            self.sock.close()
-            raise NotRunning(
-                f"edgeagent is not running (no socket at {path}); start it with "
-                f"`edgeagent run` or `systemctl start edgeagent`"
-            ) from None
-        except ConnectionRefusedError:
-            self.sock.close()
-            raise NotRunning(
-                f"edgeagent is not running (the socket {path} refuses connections; a "
-                f"daemon died without removing it); start it with `edgeagent run` or "
-                f"`systemctl start edgeagent`"
-            ) from None
-        except PermissionError:
-            self.sock.close()
-            raise click.ClickException(
-                f"permission denied on {path}: add your user to the socket's group "
-                f"([socket] group) and log in again, or use sudo"
-            ) from None
-        self.file = self.sock.makefile("rb")
 
-    def request(self, message: dict[str, Any]) -> Iterator[dict[str, Any]]:
-        self.sock.sendall(json.dumps(message).encode() + b"\n")
-        while True:
-            try:
-                line = self.file.readline()
-            except TimeoutError:
-                raise click.ClickException(
-                    f"no answer from edgeagent within {self.sock.gettimeout():g} s"
-                ) from None
-            if not line:
-                raise click.ClickException("edgeagent closed the connection before answering")
-            yield json.loads(line)
-
-    def close(self) -> None:
-        self.file.close()
-        self.sock.close()
-
-    def __enter__(self) -> DaemonClient:
-        return self
-
-    def __exit__(self, *exc: object) -> None:
-        self.close()
+def _connect(ctx: click.Context, explicit: Path | None, timeout_s: float | None) -> DaemonClient:
+    with daemon_errors():
+        return connect(socket_paths(ctx, explicit), timeout_s=timeout_s)
 
 
 # --- run -------------------------------------------------------------------------------
@@ -104,15 +78,18 @@ def run(ctx: click.Context) -> None:
         root.setLevel(config.daemon.log_level)
     from edgeagent.daemon import run_daemon
     from edgeagent.errors import EdgeAgentError
+    from edgeagent.logs import limit_repeats
 
+    # A flood (a hostile client, accept() out of files) must not fill the journal.
+    limiters = limit_repeats(root)
     try:
         code = run_daemon(config)
     except EdgeAgentError as exc:
         click.echo(f"error: {exc}", err=True)
         sys.exit(1)
-    except RuntimeError as exc:
-        click.echo(f"error: {exc}", err=True)
-        sys.exit(1)
+    finally:
+        for limiter in limiters:
+            limiter.flush()
     sys.exit(code)
 
 
@@ -125,7 +102,7 @@ def run(ctx: click.Context) -> None:
 @click.pass_context
 def status(ctx: click.Context, as_json: bool, socket_path: Path | None) -> None:
     """Show what the running daemon is doing."""
-    with DaemonClient(_socket_path(ctx, socket_path), timeout_s=10) as client:
+    with _connect(ctx, socket_path, 10) as client, daemon_errors():
         reply = next(client.request({"op": "status"}))
     if reply.get("type") != "status":
         raise click.ClickException(f"unexpected answer from edgeagent: {reply}")
@@ -209,250 +186,18 @@ def ask(
         "session": session,
         "stream": True,
     }
-    with DaemonClient(_socket_path(ctx, socket_path), timeout_s=timeout_s) as client:
-        printer = _AnswerPrinter()
-        for event in client.request(message):
+    failed = False
+    with _connect(ctx, socket_path, timeout_s) as client, daemon_errors():
+        renderer = TurnRenderer()
+        for line in client.request(message):
             if as_json:
-                click.echo(json.dumps(event, ensure_ascii=False))
+                click.echo(json.dumps(line, ensure_ascii=False))
             else:
-                printer.show(event)
-            if event.get("type") in ("final", "error"):
+                event = event_from_line(line)
+                if event is not None:
+                    renderer.show(event)
+            if line.get("type") in ("final", "error"):
+                failed = line["type"] == "error"
                 break
-    if event.get("type") == "error":
-        if as_json:
-            sys.exit(1)
-        raise click.ClickException(str(event.get("message")))
-
-
-class _AnswerPrinter:
-    """Streams the answer text; tool calls and results as dimmed lines of their own."""
-
-    def __init__(self) -> None:
-        self.printed_text = False
-        self.mid_line = False
-
-    def _line(self, text: str) -> None:
-        if self.mid_line:
-            click.echo()
-            self.mid_line = False
-        click.echo(click.style(text, dim=True))
-
-    def show(self, event: dict[str, Any]) -> None:
-        kind = event.get("type")
-        if kind == "text":
-            text = str(event.get("text", ""))
-            click.echo(text, nl=False)
-            self.printed_text = self.printed_text or bool(text.strip())
-            self.mid_line = not text.endswith("\n")
-        elif kind == "tool_call":
-            args = json.dumps(event.get("arguments", {}), ensure_ascii=False)
-            self._line(f"→ {event.get('name')}({args})")
-        elif kind == "tool_result":
-            if event.get("ok"):
-                self._line(f"← {json.dumps(event.get('result'), ensure_ascii=False, default=str)}")
-            else:
-                self._line(f"← error: {event.get('error')}")
-        elif kind == "final":
-            if not self.printed_text:
-                click.echo(str(event.get("text", "")), nl=False)
-                self.mid_line = True
-            if self.mid_line:
-                click.echo()
-
-
-# --- install-service -------------------------------------------------------------------
-
-
-@click.command("install-service")
-@click.option("--dry-run", is_flag=True, help="Print what would be done; change nothing.")
-@click.option("--sim", is_flag=True, help="Also install edgeagent-sim.service.")
-@click.option("--enable", is_flag=True, help="Enable and start the service afterwards.")
-@click.option("--user", "user", default="edgeagent", show_default=True)
-@click.option(
-    "--unit-dir",
-    type=click.Path(path_type=Path),
-    default=Path("/etc/systemd/system"),
-    show_default=True,
-)
-@click.option(
-    "--config-dir",
-    type=click.Path(path_type=Path),
-    default=Path("/etc/edgeagent"),
-    show_default=True,
-)
-def install_service(
-    dry_run: bool, sim: bool, enable: bool, user: str, unit_dir: Path, config_dir: Path
-) -> None:
-    """Install the systemd unit, create the service user, set up /etc/edgeagent."""
-    steps = plan_install(
-        user=user, unit_dir=unit_dir, config_dir=config_dir, sim=sim, enable=enable
-    )
-    if not dry_run and os.geteuid() != 0:
-        raise click.ClickException(
-            "install-service changes /etc and creates a system user: rerun it with sudo, "
-            "or add --dry-run to see the steps"
-        )
-    for step in steps:
-        click.echo(("would " if dry_run else "") + step.description)
-        if not dry_run:
-            step.apply()
-    if dry_run:
-        click.echo("dry run: nothing was changed")
-
-
-@dataclass
-class Step:
-    description: str
-    apply: Callable[[], None]
-
-
-def _repo_file(*parts: str) -> Path:
-    """A deployable file shipped next to the package (systemd/, config/ in the source tree)."""
-    return Path(__file__).resolve().parents[2].joinpath(*parts)
-
-
-def _executable() -> str:
-    """The ``edgeagent`` entry point this command runs from, for the unit's ExecStart."""
-    beside = Path(sys.executable).parent / "edgeagent"
-    return str(beside) if beside.exists() else (shutil.which("edgeagent") or str(beside))
-
-
-def _unit_text(source: Path, executable: str) -> str:
-    lines = []
-    for line in source.read_text().splitlines():
-        if line.startswith("ExecStart="):
-            _, _, rest = line.partition("=")
-            args = rest.split(maxsplit=1)
-            line = "ExecStart=" + " ".join([executable, *args[1:]])
-        lines.append(line)
-    return "\n".join(lines) + "\n"
-
-
-def _write(path: Path, text: str, mode: int) -> Callable[[], None]:
-    def apply() -> None:
-        path.parent.mkdir(parents=True, exist_ok=True)
-        path.write_text(text)
-        path.chmod(mode)
-
-    return apply
-
-
-def _run(*argv: str) -> Callable[[], None]:
-    def apply() -> None:
-        subprocess.run(argv, check=True)
-
-    return apply
-
-
-def plan_install(
-    *, user: str, unit_dir: Path, config_dir: Path, sim: bool, enable: bool
-) -> list[Step]:
-    """What install-service does, as steps that ``--dry-run`` prints and a real run applies."""
-    executable = _executable()
-    if executable.startswith(("/home/", "/root/", "/run/user/")):
-        click.echo(
-            f"note: {executable} is under a home directory, which the unit's "
-            f"ProtectHome=yes hides from the service; install edgeagent into /opt or "
-            f"/usr/local (e.g. a venv in /opt/edgeagent) before enabling it",
-            err=True,
-        )
-    steps: list[Step] = []
-    units = ["edgeagent.service"] + (["edgeagent-sim.service"] if sim else [])
-    for unit in units:
-        source = _repo_file("systemd", unit)
-        if not source.is_file():
-            raise click.ClickException(
-                f"unit file {source} is missing; reinstall edgeagent from source"
-            )
-        steps.append(
-            Step(
-                f"install {unit_dir / unit} (ExecStart={executable} ...)",
-                _write(unit_dir / unit, _unit_text(source, executable), 0o644),
-            )
-        )
-    try:
-        pwd.getpwnam(user)
-    except KeyError:
-        steps.insert(
-            0,
-            Step(
-                f"create system user {user!r} (home /var/lib/edgeagent, no login shell)",
-                _run(
-                    "useradd",
-                    "--system",
-                    "--user-group",
-                    "--home-dir",
-                    "/var/lib/edgeagent",
-                    "--no-create-home",
-                    "--shell",
-                    "/usr/sbin/nologin",
-                    user,
-                ),
-            ),
-        )
-    present = [g for g in HARDWARE_GROUPS if _group_exists(g)]
-    missing = sorted(set(HARDWARE_GROUPS) - set(present))
-    if present:
-        steps.insert(
-            1 if steps[0].description.startswith("create") else 0,
-            Step(
-                f"add {user!r} to groups {', '.join(present)}",
-                _run("usermod", "-a", "-G", ",".join(present), user),
-            ),
-        )
-    if missing:
-        click.echo(f"note: groups {', '.join(missing)} do not exist here; skipped", err=True)
-    steps.extend(_config_steps(config_dir, user))
-    if shutil.which("systemctl"):
-        steps.append(Step("run systemctl daemon-reload", _run("systemctl", "daemon-reload")))
-        if enable:
-            steps.append(
-                Step(
-                    "enable and start edgeagent.service",
-                    _run("systemctl", "enable", "--now", "edgeagent.service"),
-                )
-            )
-    return steps
-
-
-HARDWARE_GROUPS = ("gpio", "spi", "video")
-
-
-def _group_exists(name: str) -> bool:
-    try:
-        grp.getgrnam(name)
-    except KeyError:
-        return False
-    return True
-
-
-def _config_steps(config_dir: Path, user: str) -> list[Step]:
-    steps: list[Step] = []
-    target = config_dir / "edgeagent.toml"
-    example = _repo_file("config", "edgeagent.pi.toml")
-    if target.exists():
-        steps.append(Step(f"keep the existing {target}", lambda: None))
-    elif example.is_file():
-
-        def install_config() -> None:
-            config_dir.mkdir(parents=True, exist_ok=True)
-            shutil.copyfile(example, target)
-            # 0640 root:<user>: the file may hold the MQTT password.
-            os.chown(target, 0, grp.getgrnam(user).gr_gid)
-            target.chmod(0o640)
-
-        steps.append(Step(f"copy {example} to {target} (mode 0640, group {user})", install_config))
-    else:
-        click.echo(f"note: no example config at {example}; write {target} yourself", err=True)
-    tools_src = _repo_file("config", "tools.d")
-    tools_dst = config_dir / "tools.d"
-    if not tools_dst.exists():
-
-        def install_tools() -> None:
-            tools_dst.mkdir(parents=True, exist_ok=True)
-            if tools_src.is_dir():
-                for item in tools_src.glob("*.tool"):
-                    shutil.copyfile(item, tools_dst / item.name)
-
-        steps.append(Step(f"create {tools_dst} (with the example .tool files)", install_tools))
-    return steps
+    if failed:
+        sys.exit(1)

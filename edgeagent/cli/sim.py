@@ -37,7 +37,12 @@ def sim(ctx: click.Context, host: str | None, port: int | None) -> None:
         # The simulator has no authentication: anyone who can reach it drives the devices.
         click.echo(f"warning: binding {host}; the simulator has no authentication", err=True)
     state_file = config.state_file
-    app = create_app({"STATE_FILE": str(state_file) if state_file else None})
+    app = create_app(
+        {
+            "STATE_FILE": str(state_file) if state_file else None,
+            "ALLOWED_HOSTS": list(config.allowed_hosts),
+        }
+    )
     try:
         server = SimulatorServer(app, host=host, port=port)
     except OSError as exc:

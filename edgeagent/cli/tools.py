@@ -26,9 +26,11 @@ _MODEL_FILES = {
 
 
 def _load_tools(config: Config) -> ToolSet:
-    """The configured tools. Their safe-state hooks are deliberately never run here: a
-    one-shot command leaves the devices as its tool call set them (`tools call led` keeps
-    the strip red), and must not reset hardware that a running daemon is using."""
+    """The configured tools. Loading them opens no device: `tools list`, `show` and
+    `manifest` never claim a pin or a bus that a running daemon holds; `tools call` opens
+    only the device its tool drives. Their safe-state hooks are deliberately never run
+    here: a one-shot command leaves the devices as its tool call set them (`tools call
+    led` keeps the strip red), and must not reset hardware that a running daemon uses."""
     toolset = build_tools(config)
     for plugin, reason in toolset.report.failed.items():
         click.echo(f"warning: plugin {plugin!r} skipped: {reason}", err=True)

@@ -5,14 +5,22 @@ it needs and hands it to the asyncio loop with ``call_soon_threadsafe``, so the 
 thread never waits on the agent. Each prompt becomes one asyncio task that submits a
 :class:`Request` to the dispatcher and publishes the events it streams back.
 
-Topics under ``config.topic_base`` (``edgeagent/<device_id>``):
+Topics under ``config.base_topic`` (``edgeagent/<device_id>``):
 
 ``ask``         prompts: plain text, or JSON ``{"prompt", "session", "id"|"transaction", "stream"}``
-``reply``       ``{"id", "session", "text", "tool_calls", "error"}`` (or the v5 response topic)
+``reply``       every answer: ``{"id", "session", "text", "tool_calls", "error"}`` inside
+                zigbee2mqtt's ``{"status", "data", "transaction"}`` envelope; an MQTT v5
+                request's answer goes to its response topic too, when
+                :func:`~edgeagent.frontends.mqtt_payload.check_response_topic` allows it
 ``stream``      partial text, when the prompt asked for ``"stream": true``
 ``event/tool``  every tool call and result
 ``status``      retained ``online``/``offline``; the last will is a retained ``offline``
 ``tools``       retained JSON list of the loaded tools
+``info``        retained: version, backend, model, context size, tool names
+
+With ``[mqtt] homeassistant_discovery``, Home Assistant's entities and their topics
+(``answer``, ``event/turn``, ``diagnostics``) are kept by
+:class:`~edgeagent.frontends.ha_entities.HomeAssistantEntities`.
 
 Nothing is lost across restarts: QoS 1, a stable client id and a persistent session
 (v5 ``clean_start=False`` + session expiry, v3.1.1 ``clean_session=False``), and
@@ -24,9 +32,11 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import dataclasses
+import hashlib
 import json
 import logging
-import socket
+import random
 import threading
 from collections import deque
 from collections.abc import Callable
@@ -34,7 +44,6 @@ from dataclasses import dataclass
 from typing import Any
 
 import paho.mqtt.client as mqtt
-from paho.mqtt.enums import CallbackAPIVersion
 from paho.mqtt.packettypes import PacketTypes
 from paho.mqtt.properties import Properties
 from paho.mqtt.reasoncodes import ReasonCode
@@ -48,15 +57,28 @@ from edgeagent.agent.events import (
     ToolResultEvent,
     event_to_dict,
 )
-from edgeagent.config import MQTTConfig
-from edgeagent.errors import ConfigError
-from edgeagent.frontends import homeassistant
-from edgeagent.frontends.base import Dispatcher, Request
-from edgeagent.frontends.mqtt_payload import Prompt, Rejected, parse_prompt, reply_payload
+from edgeagent.config import HomeAssistantConfig, MQTTConfig
+from edgeagent.errors import ProtocolError
+from edgeagent.frontends import ha_entities
+from edgeagent.frontends.base import Dispatcher
+from edgeagent.frontends.ha_entities import HomeAssistantEntities
+from edgeagent.frontends.mqtt_client import connect_properties, make_client, wait_published
+from edgeagent.frontends.mqtt_payload import (
+    Outgoing,
+    Prompt,
+    Rejected,
+    Topics,
+    check_response_topic,
+    parse_prompt,
+    payload_too_large,
+    reply_payload,
+    reserved_topics,
+)
+from edgeagent.jsontypes import JSONValue
 
 log = logging.getLogger(__name__)
 
-FLEET_TOPIC = "edgeagent/fleet/ask"
+
 # --- The front end ----------------------------------------------------------------------
 
 
@@ -66,6 +88,8 @@ class Inbound:
 
     topic: str
     payload: bytes
+    """Empty when ``size`` is over the limit: an oversized payload is never kept."""
+    size: int
     retain: bool
     response_topic: str | None
     correlation: bytes | None
@@ -82,7 +106,10 @@ class MQTTFrontend:
         *,
         dispatcher: Dispatcher,
         tools: Callable[[], list[dict[str, Any]]] | None = None,
+        homeassistant: HomeAssistantConfig | None = None,
         device_model: str = "edgeagent",
+        dashboard_url: str | None = None,
+        rng: random.Random | None = None,
         connect_wait_s: float = 5.0,
         reconnect_min_s: float = 1.0,
         reconnect_max_s: float = 60.0,
@@ -90,13 +117,20 @@ class MQTTFrontend:
         self.config = config
         self._dispatcher = dispatcher
         self._tools = tools if tools is not None else dispatcher.tools
-        self._device_model = device_model
+        self._ha = HomeAssistantEntities(
+            config,
+            homeassistant or HomeAssistantConfig(),
+            send=self._send,
+            status=dispatcher.status,
+            device_model=device_model,
+            configuration_url=dashboard_url,
+            rng=rng,
+        )
         self._connect_wait_s = connect_wait_s
         self._reconnect = (reconnect_min_s, reconnect_max_s)
-        base = config.topic_base
-        self.topic_ask, self.topic_reply = f"{base}/ask", f"{base}/reply"
-        self.topic_stream, self.topic_tool = f"{base}/stream", f"{base}/event/tool"
-        self.topic_status, self.topic_tools = f"{base}/status", f"{base}/tools"
+        self.topics = t = Topics.under(config)
+        self.topic_ask, self.topic_reply, self.topic_stream = t.ask, t.reply, t.stream
+        self.topic_tool, self.topic_status, self.topic_tools = t.tool, t.status, t.tools
         self.client_id = f"edgeagent-{config.device_id}"
         self._v5 = config.protocol == "5"
         self._client: mqtt.Client | None = None
@@ -105,10 +139,10 @@ class MQTTFrontend:
         self._tasks: set[asyncio.Task[None]] = set()
         self._closing = threading.Event()  # read by the paho thread
         self._stopped = False
-        self._cleared_discovery = False
         self._sub_mid: int | None = None
         self._ready_task: asyncio.Task[None] | None = None
-        self._recent: deque[tuple[int, bytes]] = deque(maxlen=64)  # paho thread only
+        # (mid, size, digest) of recent prompts; paho thread only.
+        self._recent: deque[tuple[int, int, bytes]] = deque(maxlen=64)
         self._state = "stopped"
         self._connected = False
         self.received = 0
@@ -125,7 +159,13 @@ class MQTTFrontend:
         """``stopped``, ``connecting``, ``connected``, ``reconnecting`` or ``refused: ...``."""
         return self._state
 
-    def status(self) -> dict[str, Any]:
+    @property
+    def degraded(self) -> None:
+        """Never: a broker that is down is retried in the background, and ``status``
+        says so (``state``, ``connected``)."""
+        return None
+
+    def status(self) -> dict[str, JSONValue]:
         return {
             "state": self._state,
             "connected": self._connected,
@@ -146,16 +186,12 @@ class MQTTFrontend:
         self._ready = asyncio.Event()
         self._client = client = self._make_client()
         self._state = "connecting"
-        properties = None
-        if self._v5:
-            properties = Properties(PacketTypes.CONNECT)
-            properties.SessionExpiryInterval = self.config.session_expiry_s
         client.connect_async(
             self.config.host,
             self.config.port,
             keepalive=self.config.keepalive_s,
             clean_start=False if self._v5 else mqtt.MQTT_CLEAN_START_FIRST_ONLY,
-            properties=properties,
+            properties=connect_properties(self.config),
         )
         client.loop_start()
         if self._connect_wait_s > 0:
@@ -190,10 +226,11 @@ class MQTTFrontend:
         for task in pending:
             task.cancel()
         await asyncio.gather(*pending, return_exceptions=True)
+        await self._ha.close()
         try:
             if self._connected:
                 info = client.publish(self.topic_status, "offline", qos=1, retain=True)
-                await asyncio.to_thread(_wait_published, [info], 5.0)
+                await asyncio.to_thread(wait_published, [info], 5.0)
         finally:
             client.disconnect()
             await asyncio.to_thread(client.loop_stop)
@@ -201,21 +238,12 @@ class MQTTFrontend:
             self._state = "stopped"
 
     def _make_client(self) -> mqtt.Client:
-        cfg = self.config
-        client = mqtt.Client(
-            CallbackAPIVersion.VERSION2,
+        client = make_client(
+            self.config,
             client_id=self.client_id,
-            protocol=mqtt.MQTTv5 if self._v5 else mqtt.MQTTv311,
-            clean_session=None if self._v5 else False,
-            manual_ack=True,
+            will_topic=self.topic_status,
+            reconnect_s=self._reconnect,
         )
-        if cfg.username is not None:
-            client.username_pw_set(cfg.username, cfg.password)
-        if cfg.tls.enabled:
-            _configure_tls(client, cfg)
-        client.will_set(self.topic_status, "offline", qos=1, retain=True)
-        client.reconnect_delay_set(*self._reconnect)  # type: ignore[arg-type]  # floats work
-        client.on_socket_open = _disable_nagle
         client.on_connect = self._on_connect
         client.on_connect_fail = self._on_connect_fail
         client.on_disconnect = self._on_disconnect
@@ -245,11 +273,14 @@ class MQTTFrontend:
             self._call(self._set_state, f"refused: {reason}", False)
             return
         # Subscribe on every connect: a broker that lost its state must learn them again.
-        topics = [(self.topic_ask, 1)]
+        if self._ha.legacy:
+            # Its own SUBSCRIBE first: the broker sends the retained per-entity configs of
+            # earlier releases before it acknowledges the next one, so they are migrated
+            # before the device config is announced.
+            client.subscribe([(topic, 1) for topic in self._ha.legacy])
+        topics = [(self.topic_ask, 1)] + [(t, 1) for t in self._ha.subscriptions()]
         if self.config.shared_group:
-            topics.append((f"$share/{self.config.shared_group}/{FLEET_TOPIC}", 1))
-        if self.config.homeassistant_discovery:
-            topics.append((homeassistant.status_topic(self.config), 1))
+            topics.append((f"$share/{self.config.shared_group}/{self.topics.fleet}", 1))
         _, self._sub_mid = client.subscribe(topics)
         log.info(
             "MQTT connected to %s:%d as %s (session present: %s)",
@@ -285,11 +316,14 @@ class MQTTFrontend:
     def _on_message(self, client: mqtt.Client, _userdata: Any, msg: mqtt.MQTTMessage) -> None:
         if self._closing.is_set():
             return  # not acknowledged: the broker keeps it for the next start
-        payload = bytes(msg.payload)
+        # The size first: an oversized payload is neither copied nor remembered.
+        size = len(msg.payload)
+        payload = bytes(msg.payload) if size <= self.config.max_payload_bytes else b""
         # A redelivery (DUP) of a prompt already taken before a reconnect is answered once.
-        duplicate = msg.dup and (msg.mid, payload) in self._recent
+        seen = (msg.mid, size, hashlib.blake2b(payload, digest_size=16).digest())
+        duplicate = msg.dup and seen in self._recent
         if msg.qos > 0:
-            self._recent.append((msg.mid, payload))
+            self._recent.append(seen)
             client.ack(msg.mid, msg.qos)
         if duplicate:
             log.info("MQTT: ignoring a redelivered duplicate on %s", msg.topic)
@@ -299,6 +333,7 @@ class MQTTFrontend:
         inbound = Inbound(
             topic=msg.topic,
             payload=payload,
+            size=size,
             retain=bool(msg.retain),
             response_topic=getattr(props, "ResponseTopic", None),
             correlation=bytes(correlation) if correlation is not None else None,
@@ -323,37 +358,25 @@ class MQTTFrontend:
             log.exception("Could not list the tools for %s", self.topic_tools)
             tools = []
         sent.append(self._publish(self.topic_tools, tools, qos=1, retain=True))
-        if self.config.homeassistant_discovery:
-            sent += self._publish_discovery()
-        elif not self._cleared_discovery:
-            # A device that had discovery on before must disappear from Home Assistant.
-            for topic, payload in homeassistant.removal_messages(self.config):
-                sent.append(self._publish(topic, payload, qos=1, retain=True))
-            self._cleared_discovery = True
+        info = ha_entities.info(self.config, self._dispatcher.status(), tools)
+        sent.append(self._publish(self.topics.info, info, qos=1, retain=True))
+        sent += self._ha.connected()
         if self._ready is not None and not self._ready.is_set() and self._ready_task is None:
             # start() returns once the broker holds the retained status, tools and configs.
             self._ready_task = asyncio.get_running_loop().create_task(self._confirm_ready(sent))
 
     async def _confirm_ready(self, sent: list[mqtt.MQTTMessageInfo | None]) -> None:
-        await asyncio.to_thread(_wait_published, [i for i in sent if i is not None], 5.0)
+        await asyncio.to_thread(wait_published, [i for i in sent if i is not None], 5.0)
         if self._ready is not None:
             self._ready.set()
 
-    def _publish_discovery(self) -> list[mqtt.MQTTMessageInfo | None]:
-        return [
-            self._publish(topic, payload, qos=1, retain=True)
-            for topic, payload in homeassistant.discovery_messages(
-                self.config, model=self._device_model
-            )
-        ]
+    def _send(self, messages: list[Outgoing]) -> list[mqtt.MQTTMessageInfo | None]:
+        return [self._publish(m.topic, m.payload, qos=1, retain=m.retain) for m in messages]
 
     def _handle(self, inbound: Inbound) -> None:
-        if inbound.topic == homeassistant.status_topic(self.config):
-            if self.config.homeassistant_discovery and inbound.payload == b"online":
-                log.info("Home Assistant came online; re-publishing discovery configs")
-                self._publish_discovery()
+        if self._ha.received(inbound.topic, inbound.payload, retain=inbound.retain):
             return
-        fleet = inbound.topic == FLEET_TOPIC and self.config.shared_group is not None
+        fleet = inbound.topic == self.topics.fleet and self.config.shared_group is not None
         if inbound.topic != self.topic_ask and not fleet:
             return  # e.g. a fleet subscription left in the session after shared_group was unset
         if inbound.retain:
@@ -364,26 +387,40 @@ class MQTTFrontend:
             )
             return
         self.received += 1
-        parsed = parse_prompt(inbound.payload, max_bytes=self.config.max_payload_bytes)
+        limit = self.config.max_payload_bytes
+        parsed = (
+            payload_too_large(inbound.size, max_bytes=limit)
+            if inbound.size > limit
+            else parse_prompt(inbound.payload, max_bytes=limit)
+        )
+        if inbound.response_topic:
+            try:
+                self._check_response_topic(inbound.response_topic)
+            except ProtocolError as exc:
+                # Nothing runs and nothing goes to the named topic: the error is told on
+                # the daemon's own reply topic, with the asker's id and correlation data.
+                inbound = dataclasses.replace(inbound, response_topic=None)
+                session = parsed.session if isinstance(parsed, Rejected) else parsed.request.session
+                parsed = Rejected(str(exc), echo=parsed.echo, session=session)
         if isinstance(parsed, Rejected):
             self.rejected += 1
             log.warning("MQTT: rejected a prompt on %s: %s", inbound.topic, parsed.error)
-            self._reply(inbound, parsed.echo, parsed.session, error=parsed.error)
+            self._reply(inbound, parsed, ErrorEvent(parsed.error))
             return
         task = asyncio.get_running_loop().create_task(self._serve(parsed, inbound))
         self._tasks.add(task)
         task.add_done_callback(self._tasks.discard)
 
-    async def _serve(self, prompt: Prompt, inbound: Inbound) -> None:
-        request = Request(
-            prompt=prompt.text,
-            frontend="mqtt",
-            id=prompt.request_id,
-            session=prompt.session,
-            stream=prompt.stream,
-            meta={"topic": inbound.topic, "response_topic": inbound.response_topic},
+    def _check_response_topic(self, topic: str) -> None:
+        cfg = self.config
+        check_response_topic(
+            topic, reserved=reserved_topics(cfg), allowed_prefixes=cfg.response_topic_prefixes
         )
-        tags = {"id": prompt.echo.get("id"), **prompt.echo, "session": prompt.session}
+
+    async def _serve(self, prompt: Prompt, inbound: Inbound) -> None:
+        request = prompt.request
+        session = request.session
+        tags = {"id": prompt.echo.get("id"), **prompt.echo, "session": session}
         answered = False
         try:
             events = self._dispatcher.submit(request)
@@ -395,28 +432,19 @@ class MQTTFrontend:
                 if aclose is not None:
                     await aclose()
             if not answered:
-                self._reply(
-                    inbound,
-                    prompt.echo,
-                    prompt.session,
-                    error="the request ended without an answer",
-                )
+                self._reply(inbound, prompt, ErrorEvent("the request ended without an answer"))
         except asyncio.CancelledError:
-            self._reply(
-                inbound,
-                prompt.echo,
-                prompt.session,
-                error="cancelled: edgeagent is shutting down; send the prompt again",
-            )
+            why = "cancelled: edgeagent is shutting down; send the prompt again"
+            self._reply(inbound, prompt, ErrorEvent(why))
             raise
         except Exception as exc:
             log.exception("MQTT request %s failed", request.id)
-            self._reply(inbound, prompt.echo, prompt.session, error=f"internal error: {exc}")
+            self._reply(inbound, prompt, ErrorEvent(f"internal error: {exc}"))
 
     def _emit(self, event: Event, prompt: Prompt, inbound: Inbound, tags: dict[str, Any]) -> bool:
         """Publish one event; True when it was the final answer or error."""
         if isinstance(event, TextChunk):
-            if prompt.stream:
+            if prompt.request.stream:
                 self._publish(
                     self.topic_stream,
                     {**tags, "text": event.text},
@@ -426,28 +454,25 @@ class MQTTFrontend:
             return False
         if isinstance(event, ToolCallEvent | ToolResultEvent):
             self._publish(self.topic_tool, {**tags, **event_to_dict(event)}, qos=1)
+            if isinstance(event, ToolCallEvent):
+                self._ha.tool_called(event, tags=tags, prompt=prompt.request.prompt)
             return False
-        if isinstance(event, FinalAnswer):
-            self._reply(
-                inbound, prompt.echo, prompt.session, text=event.text, tool_calls=event.tool_calls
-            )
-        elif isinstance(event, ErrorEvent):
-            self._reply(inbound, prompt.echo, prompt.session, error=event.message)
+        self._reply(inbound, prompt, event)
         return True
 
     def _reply(
-        self,
-        inbound: Inbound,
-        echo: dict[str, Any],
-        session: str | None,
-        *,
-        text: str | None = None,
-        tool_calls: list[dict[str, Any]] | None = None,
-        error: str | None = None,
+        self, inbound: Inbound, asker: Prompt | Rejected, outcome: FinalAnswer | ErrorEvent
     ) -> None:
-        payload = reply_payload(echo, session, text=text, tool_calls=tool_calls, error=error)
-        topic = inbound.response_topic or self.topic_reply
-        self._publish(topic, payload, qos=1, correlation=inbound.correlation)
+        """The answer, to the v5 response topic (if any) and to ``reply``, which Home
+        Assistant and every other listener follow; then Home Assistant's entities."""
+        if isinstance(asker, Prompt):
+            session, prompt = asker.request.session, asker.request.prompt
+        else:
+            session, prompt = asker.session, None
+        payload = reply_payload(asker.echo, session, outcome)
+        for topic in filter(None, (inbound.response_topic, self.topic_reply)):
+            self._publish(topic, payload, qos=1, correlation=inbound.correlation)
+        self._ha.answered(outcome, echo=asker.echo, session=session, prompt=prompt)
 
     def _publish(
         self,
@@ -467,35 +492,9 @@ class MQTTFrontend:
             properties = Properties(PacketTypes.PUBLISH)
             properties.CorrelationData = correlation
         # While disconnected paho queues QoS 1 messages and sends them after reconnecting.
-        return client.publish(topic, data, qos=qos, retain=retain, properties=properties)
+        try:
+            return client.publish(topic, data, qos=qos, retain=retain, properties=properties)
+        except ValueError as exc:  # a topic or payload paho refuses; one line, no traceback
+            log.warning("MQTT: cannot publish on %r: %s", topic[:200], exc)
+            return None
 
-
-def _disable_nagle(_client: mqtt.Client, _userdata: Any, sock: Any) -> None:
-    # paho leaves Nagle on: each small reply would wait for the peer's delayed ACK
-    # (~40 ms on Linux), which dominates a prompt's round trip on the scripted backend.
-    with contextlib.suppress(OSError, AttributeError):
-        sock.setsockopt(socket.IPPROTO_TCP, socket.TCP_NODELAY, 1)
-
-
-def _wait_published(infos: list[mqtt.MQTTMessageInfo], timeout: float) -> None:
-    """Block (in a worker thread) until the broker acknowledged each message."""
-    for info in infos:
-        with contextlib.suppress(ValueError, RuntimeError):
-            info.wait_for_publish(timeout)
-
-
-def _configure_tls(client: mqtt.Client, cfg: MQTTConfig) -> None:
-    tls = cfg.tls
-    try:
-        client.tls_set(
-            ca_certs=str(tls.ca_certs) if tls.ca_certs else None,
-            certfile=str(tls.certfile) if tls.certfile else None,
-            keyfile=str(tls.keyfile) if tls.keyfile else None,
-        )
-    except (OSError, ValueError) as exc:
-        raise ConfigError(
-            f"[mqtt.tls] ca_certs={tls.ca_certs} certfile={tls.certfile} "
-            f"keyfile={tls.keyfile}: cannot load ({exc}); point them at readable PEM files"
-        ) from None
-    if tls.insecure:
-        client.tls_insecure_set(True)

@@ -5,14 +5,22 @@ A client writes one JSON object per line:
 * ``{"id": "1", "prompt": "turn the LED red", "session": "kitchen", "stream": true}``
   runs a turn; the daemon answers with event lines ``{"type": "text"|"tool_call"|
   "tool_result"|"final"|"error", "id": "1", ...}`` (``stream: false``: only the last).
+  The fields follow :func:`~edgeagent.frontends.base.parse_request`, as on MQTT;
+  ``stream`` defaults to true here, and a ``transaction`` is echoed like the ``id``.
 * ``{"op": "status"}``, ``{"op": "tools"}``, ``{"op": "reset", "session": "kitchen"}``
   and ``{"op": "cancel", "id": "1"}`` answer with one line of ``type`` ``status``,
   ``tools``, ``reset`` or ``cancelled``.
 
-A bad line (not JSON, not UTF-8, too long, wrong fields) gets an ``error`` line and the
-connection stays usable. Several requests may be in flight on one connection; their
-lines carry their ``id``. A client that disconnects (EOF) cancels its requests, so keep
-the connection open until the ``final`` line arrives.
+A bad line (not JSON, not UTF-8, too long or too deeply nested, wrong fields, a bad
+``id`` or ``session``) gets an ``error`` line naming the problem and the connection
+stays usable. Several requests may be in flight on one connection; their lines carry
+their ``id``. A client that disconnects (EOF) cancels its requests, so keep the
+connection open until the ``final`` line arrives.
+
+Nothing is held forever: beyond ``[socket] max_connections`` clients a new one gets an
+``error`` line and is closed; a connection with no request in flight that sends no
+complete line for ``[socket] idle_timeout_s`` gets an ``error`` line and is closed, and
+so is one that reads none of its replies for that long.
 """
 
 from __future__ import annotations
@@ -31,11 +39,28 @@ from typing import Any
 from edgeagent.agent.events import ErrorEvent, FinalAnswer, TextChunk, event_to_dict
 from edgeagent.config import SocketConfig
 from edgeagent.errors import ConfigError, ProtocolError
-from edgeagent.frontends.base import Dispatcher, Request
+from edgeagent.frontends.base import (
+    Dispatcher,
+    Request,
+    check_id,
+    check_session,
+    decode_json,
+    echo_fields,
+    echo_fields_of_text,
+    parse_request,
+    shown,
+)
+from edgeagent.jsontypes import JSONValue
 
 log = logging.getLogger(__name__)
 
 SOCKET_MODE = 0o660
+LISTEN_BACKLOG = 100
+ACCEPT_RETRY_S = 1.0
+"""Pause before accepting again when the process is out of file descriptors."""
+CLOSING_WRITE_S = 1.0
+"""How long a client we are closing on gets to take its last error line."""
+_OUT_OF_RESOURCES = (errno.EMFILE, errno.ENFILE, errno.ENOBUFS, errno.ENOMEM)
 
 
 class SocketFrontend:
@@ -49,21 +74,20 @@ class SocketFrontend:
         self.dispatcher = dispatcher
         self.degraded: str | None = None
         """Why the socket works with reduced function (e.g. its group does not exist)."""
-        self._server: asyncio.Server | None = None
+        self._accept_task: asyncio.Task[None] | None = None
         self._connections: set[asyncio.Task[None]] = set()
         self._open: set[_Connection] = set()
         self._inode: int | None = None
 
     async def start(self) -> None:
-        sock = self._bind()
-        # The reader limit is the line limit, plus room for the newline itself.
-        self._server = await asyncio.start_unix_server(
-            self._serve, sock=sock, limit=self.config.max_line_bytes + 1
-        )
+        listener = self._bind()
+        listener.setblocking(False)
+        listener.listen(LISTEN_BACKLOG)
+        self._accept_task = asyncio.create_task(self._accept(listener), name="socket-accept")
         log.info("listening on %s", self.path)
 
     def _bind(self) -> socket.socket:
-        self.path.parent.mkdir(parents=True, exist_ok=True)
+        _make_parent(self.path)
         _remove_stale(self.path)
         sock = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
         # umask so the socket is never briefly world-accessible between bind and chmod.
@@ -73,8 +97,9 @@ class SocketFrontend:
         except OSError as exc:
             sock.close()
             raise ConfigError(
-                f"Cannot create the socket {self.path} ([socket] path): {exc.strerror}; "
-                f"pick a writable directory or run under systemd (RuntimeDirectory=edgeagent)"
+                f"Cannot create the socket {self.path} ([socket] path): "
+                f"{exc.strerror or exc}; set [socket] path to a file in a directory this "
+                f"user can write, or run under systemd (RuntimeDirectory=edgeagent)"
             ) from None
         finally:
             os.umask(old_umask)
@@ -96,17 +121,21 @@ class SocketFrontend:
         self._inode = self.path.stat().st_ino
         return sock
 
+    def status(self) -> dict[str, JSONValue]:
+        return {"path": str(self.path), "clients": len(self._open)}
+
     def stop_accepting(self) -> None:
         """Close the listening socket; connected clients still get their answers."""
-        if self._server is not None:
-            self._server.close()
+        if self._accept_task is not None:
+            self._accept_task.cancel()
 
     async def stop(self, *, grace_s: float = 0.0) -> None:
         """Stop accepting, give requests ``grace_s`` to send their last line, cancel the
         rest, remove the socket file. Idempotent."""
-        server, self._server = self._server, None
-        if server is not None:
-            server.close()
+        accept, self._accept_task = self._accept_task, None
+        if accept is not None:
+            accept.cancel()
+            await asyncio.gather(accept, return_exceptions=True)
         requests = {task for conn in self._open for task in conn.requests}
         if requests and grace_s > 0:
             await asyncio.wait(requests, timeout=grace_s)
@@ -114,9 +143,6 @@ class SocketFrontend:
             task.cancel()
         if self._connections:
             await asyncio.gather(*self._connections, return_exceptions=True)
-        if server is not None:
-            with contextlib.suppress(asyncio.TimeoutError):
-                await asyncio.wait_for(server.wait_closed(), 1.0)
         self._unlink()
 
     def _unlink(self) -> None:
@@ -126,24 +152,105 @@ class SocketFrontend:
                 self.path.unlink()
         self._inode = None
 
-    # --- one connection --------------------------------------------------------------
+    # --- accepting ---------------------------------------------------------------------
 
-    async def _serve(self, reader: asyncio.StreamReader, writer: asyncio.StreamWriter) -> None:
-        task = asyncio.current_task()
-        assert task is not None
-        self._connections.add(task)
-        conn = _Connection(self, writer)
-        self._open.add(conn)
+    async def _accept(self, listener: socket.socket) -> None:
+        """Accept clients until cancelled. Out of file descriptors, say so once and retry
+        each second: asyncio's own server logs a traceback per attempt, thousands a
+        second, and its retries multiply."""
+        loop = asyncio.get_running_loop()
+        starved_since: float | None = None
         try:
             while True:
                 try:
-                    line = await reader.readuntil(b"\n")
+                    conn, _ = await loop.sock_accept(listener)
+                except OSError as exc:
+                    if exc.errno in (errno.ECONNABORTED, errno.EPROTO):
+                        continue  # that client gave up before it was accepted
+                    if exc.errno not in _OUT_OF_RESOURCES:
+                        log.warning("socket %s: accept failed: %s", self.path, exc)
+                        await asyncio.sleep(ACCEPT_RETRY_S)  # never spin on an error
+                        continue
+                    if starved_since is None:
+                        starved_since = loop.time()
+                        log.warning(
+                            "socket %s: cannot accept a client (%s) with %d connected; "
+                            "retrying every %g s. Raise the open-file limit (LimitNOFILE) "
+                            "or lower [socket] max_connections",
+                            self.path,
+                            exc.strerror or exc,
+                            len(self._connections),
+                            ACCEPT_RETRY_S,
+                        )
+                    await asyncio.sleep(ACCEPT_RETRY_S)
+                    continue
+                if starved_since is not None:
+                    log.warning(
+                        "socket %s: accepting clients again after %.1f s",
+                        self.path,
+                        loop.time() - starved_since,
+                    )
+                    starved_since = None
+                task = asyncio.create_task(self._connected(conn))
+                self._connections.add(task)
+                task.add_done_callback(self._connections.discard)
+        finally:
+            listener.close()
+
+    async def _connected(self, conn: socket.socket) -> None:
+        try:
+            reader, writer = await asyncio.open_unix_connection(
+                sock=conn, limit=self.config.max_line_bytes + 1
+            )
+        except OSError:
+            conn.close()
+            return
+        if len(self._open) >= self.config.max_connections:
+            log.warning(
+                "socket %s: refused a client, %d already connected ([socket] max_connections)",
+                self.path,
+                len(self._open),
+            )
+            await _say_and_close(
+                writer,
+                f"too many connections: at most {self.config.max_connections} at once "
+                f"([socket] max_connections); close one or try again later",
+            )
+            return
+        await self._serve(reader, writer)
+
+    # --- one connection --------------------------------------------------------------
+
+    async def _serve(self, reader: asyncio.StreamReader, writer: asyncio.StreamWriter) -> None:
+        conn = _Connection(self, writer)
+        self._open.add(conn)
+        idle_s = self.config.idle_timeout_s
+        try:
+            while True:
+                try:
+                    line = await asyncio.wait_for(reader.readuntil(b"\n"), idle_s)
+                except TimeoutError:
+                    if conn.requests:
+                        continue  # waiting for its answers is not idling
+                    await conn.send_error(
+                        None,
+                        f"no complete line for {idle_s:g} s ([socket] idle_timeout_s); "
+                        f"closing the connection",
+                        timeout_s=CLOSING_WRITE_S,
+                    )
+                    break
                 except asyncio.IncompleteReadError as exc:
                     if exc.partial.strip():
                         await conn.handle_line(exc.partial)
                     break
                 except asyncio.LimitOverrunError:
-                    if not await _discard_line(reader, self.config.max_line_bytes + 1):
+                    try:
+                        ended = await asyncio.wait_for(
+                            _discard_line(reader, self.config.max_line_bytes + 1), idle_s
+                        )
+                    except TimeoutError:
+                        ended = False  # an endless line, drip-fed
+                    if not ended:
                         break
                     await conn.send_error(
                         None,
@@ -155,9 +262,8 @@ class SocketFrontend:
         except (ConnectionError, asyncio.CancelledError):
             pass
         finally:
-            await conn.close()
             self._open.discard(conn)
-            self._connections.discard(task)
+            await conn.close()
 
 
 async def _discard_line(reader: asyncio.StreamReader, limit: int) -> bool:
@@ -172,6 +278,16 @@ async def _discard_line(reader: asyncio.StreamReader, limit: int) -> bool:
             return False
 
 
+async def _say_and_close(writer: asyncio.StreamWriter, message: str) -> None:
+    """One error line to a client we will not serve, then close; never wait long."""
+    with contextlib.suppress(Exception):
+        writer.write(_encode({"type": "error", "id": None, "message": message}))
+        await asyncio.wait_for(writer.drain(), CLOSING_WRITE_S)
+    writer.close()
+    with contextlib.suppress(Exception):
+        await asyncio.wait_for(writer.wait_closed(), CLOSING_WRITE_S)
+
+
 class _Connection:
     def __init__(self, frontend: SocketFrontend, writer: asyncio.StreamWriter) -> None:
         self.frontend = frontend
@@ -180,76 +296,102 @@ class _Connection:
         self.requests: dict[asyncio.Task[None], str | None] = {}
         self._write_lock = asyncio.Lock()
 
-    async def send(self, payload: dict[str, Any]) -> None:
-        data = json.dumps(payload, ensure_ascii=False, default=str).encode() + b"\n"
+    async def send(self, payload: dict[str, Any], *, timeout_s: float | None = None) -> None:
+        """Write one line. A client that reads nothing for ``timeout_s`` (default
+        ``[socket] idle_timeout_s``) is cut off: it would hold its requests forever."""
+        data = _encode(payload)
+        wait_s = self.frontend.config.idle_timeout_s if timeout_s is None else timeout_s
         async with self._write_lock:
+            if self.writer.is_closing():
+                raise ConnectionResetError("the client went away")
             self.writer.write(data)
-            await self.writer.drain()
+            try:
+                await asyncio.wait_for(self.writer.drain(), wait_s)
+            except TimeoutError:
+                log.info("socket client dropped: it read no reply for %g s", wait_s)
+                self.writer.transport.abort()
+                raise ConnectionResetError(f"the client read no reply for {wait_s:g} s") from None
 
-    async def send_error(self, request_id: Any, message: str) -> None:
+    async def send_error(
+        self,
+        echo: dict[str, str | int] | None,
+        message: str,
+        *,
+        timeout_s: float | None = None,
+    ) -> None:
+        """An ``error`` line; ``echo`` is the ``id`` (and ``transaction``) of the line it
+        answers, where they could be read."""
         log.info("socket client error: %s", message)
-        await self.send({"type": "error", "id": request_id, "message": message})
+        echo = echo or {}
+        await self.send(
+            {"type": "error", "id": echo.get("id"), **echo, "message": message},
+            timeout_s=timeout_s,
+        )
 
     async def handle_line(self, raw: bytes) -> None:
         if not raw.strip():
             return
+        echo: dict[str, str | int] = {}
         try:
             message = _decode(raw)
+            echo = echo_fields(message)
+            await self._answer(message, check_id("id", message.get("id")))
+        except _Undecodable as exc:
+            await self.send_error(exc.echo, str(exc))
         except ProtocolError as exc:
-            await self.send_error(None, str(exc))
-            return
-        request_id = message.get("id")
-        op = message.get("op")
-        try:
-            if op is None:
-                request = _to_request(message)
-                task = asyncio.create_task(self._run(request, request_id))
-                self.requests[task] = request.id
-                task.add_done_callback(self.requests.pop)
-            elif op == "status":
-                await self.send(
-                    {"type": "status", "id": request_id, "status": self.dispatcher.status()}
-                )
-            elif op == "tools":
-                await self.send(
-                    {"type": "tools", "id": request_id, "tools": self.dispatcher.tools()}
-                )
-            elif op == "reset":
-                session = message.get("session")
-                if not isinstance(session, str) or not session:
-                    raise ProtocolError(
-                        '"reset" needs a "session" name, e.g. {"op": "reset", "session": "kitchen"}'
-                    )
-                existed = self.dispatcher.reset_session(session)
-                await self.send(
-                    {"type": "reset", "id": request_id, "session": session, "existed": existed}
-                )
-            elif op == "cancel":
-                hits = [
-                    t for t, rid in self.requests.items() if rid is not None and rid == request_id
-                ]
-                for task in hits:
-                    task.cancel()
-                await self.send({"type": "cancelled", "id": request_id, "found": bool(hits)})
-            else:
-                raise ProtocolError(
-                    f"unknown op {op!r}; expected one of status, tools, reset, cancel, "
-                    f'or a prompt {{"prompt": "..."}}'
-                )
-        except ProtocolError as exc:
-            await self.send_error(request_id, str(exc))
+            await self.send_error(echo, str(exc))
+        except ConnectionError:
+            raise
+        except Exception:  # a bug must cost one request, not the connection
+            log.exception("socket request failed")
+            await self.send_error(echo, "internal error; see the daemon's log")
 
-    async def _run(self, request: Request, request_id: Any) -> None:
+    async def _answer(self, message: dict[str, Any], request_id: str | int | None) -> None:
+        op = message.get("op")
+        if op is None:
+            request = parse_request(message, frontend="socket")
+            task = asyncio.create_task(self._run(request, echo_fields(message)))
+            self.requests[task] = request.id
+            task.add_done_callback(self.requests.pop)
+        elif op == "status":
+            await self.send(
+                {"type": "status", "id": request_id, "status": self.dispatcher.status()}
+            )
+        elif op == "tools":
+            await self.send({"type": "tools", "id": request_id, "tools": self.dispatcher.tools()})
+        elif op == "reset":
+            session = check_session(message.get("session"))
+            if session is None:
+                raise ProtocolError(
+                    '"reset" needs a "session" name, e.g. {"op": "reset", "session": "kitchen"}'
+                )
+            existed = self.dispatcher.reset_session(session, frontend="socket")
+            await self.send(
+                {"type": "reset", "id": request_id, "session": session, "existed": existed}
+            )
+        elif op == "cancel":
+            wanted = None if request_id is None else str(request_id)
+            hits = [t for t, rid in self.requests.items() if rid is not None and rid == wanted]
+            for task in hits:
+                task.cancel()
+            await self.send({"type": "cancelled", "id": request_id, "found": bool(hits)})
+        else:
+            raise ProtocolError(
+                f"unknown op {shown(op)}; expected one of status, tools, reset, cancel, "
+                f'or a prompt {{"prompt": "..."}}'
+            )
+
+    async def _run(self, request: Request, echo: dict[str, str | int]) -> None:
         stream = self.dispatcher.submit(request)
         try:
-            async with contextlib.aclosing(stream):  # type: ignore[type-var]
+            async with contextlib.aclosing(stream):
                 async for event in stream:
                     if not request.stream and not isinstance(event, FinalAnswer | ErrorEvent):
                         continue
                     if isinstance(event, TextChunk) and not event.text:
                         continue
-                    payload = event_to_dict(event)
-                    payload["id"] = request_id  # echoed unchanged, as the client sent it
+                    # id (and transaction) echoed unchanged, as the client sent them.
+                    payload = {**event_to_dict(event), "id": echo.get("id"), **echo}
                     await self.send(payload)
         except (ConnectionError, OSError) as exc:
             if getattr(exc, "errno", None) not in (None, errno.EPIPE, errno.ECONNRESET):
@@ -263,7 +405,24 @@ class _Connection:
             await asyncio.gather(*self.requests, return_exceptions=True)
         with contextlib.suppress(Exception):
             self.writer.close()
-            await asyncio.wait_for(self.writer.wait_closed(), 1.0)
+            await asyncio.wait_for(self.writer.wait_closed(), CLOSING_WRITE_S)
+
+
+def _encode(payload: dict[str, Any]) -> bytes:
+    """One reply line. Text that is not Unicode (a lone surrogate, e.g. from a file name
+    decoded with ``surrogateescape``) is sent \\u-escaped rather than killing the writer."""
+    try:
+        return json.dumps(payload, ensure_ascii=False, default=str).encode() + b"\n"
+    except UnicodeEncodeError:
+        return json.dumps(payload, default=str).encode() + b"\n"
+
+
+class _Undecodable(ProtocolError):
+    """A line that is not JSON; ``echo`` holds the id fields that could still be read."""
+
+    def __init__(self, message: str, echo: dict[str, str | int]) -> None:
+        super().__init__(message)
+        self.echo = echo
 
 
 def _decode(raw: bytes) -> dict[str, Any]:
@@ -274,41 +433,17 @@ def _decode(raw: bytes) -> dict[str, Any]:
             f"line is not valid UTF-8 (byte {exc.start}); send UTF-8 JSON"
         ) from None
     try:
-        message = json.loads(text)
-    except ValueError as exc:
-        raise ProtocolError(
-            f'line is not valid JSON ({exc}); send one object per line, e.g. {{"prompt": "hello"}}'
-        ) from None
+        message = decode_json(text)
+    except ProtocolError as exc:
+        raise _Undecodable(str(exc), echo_fields_of_text(text)) from None
     if not isinstance(message, dict):
         raise ProtocolError(f"expected a JSON object per line, got {type(message).__name__}")
     return message
 
 
-def _to_request(message: dict[str, Any]) -> Request:
-    prompt = message.get("prompt")
-    if not isinstance(prompt, str) or not prompt.strip():
-        raise ProtocolError(f'"prompt" must be a non-empty string, got {prompt!r}')
-    session = message.get("session")
-    if session is not None and not isinstance(session, str):
-        raise ProtocolError(f'"session" must be a string or null, got {session!r}')
-    stream = message.get("stream", True)
-    if not isinstance(stream, bool):
-        raise ProtocolError(f'"stream" must be true or false, got {stream!r}')
-    request_id = message.get("id")
-    if request_id is not None and not isinstance(request_id, str | int):
-        raise ProtocolError(f'"id" must be a string or number, got {request_id!r}')
-    return Request(
-        prompt=prompt,
-        frontend="socket",
-        id=None if request_id is None else str(request_id),
-        session=session or None,
-        stream=stream,
-    )
-
-
 def _remove_stale(path: Path) -> None:
     """Remove a socket file left by a crashed daemon; refuse if one is still serving."""
-    if not path.exists() and not path.is_symlink():
+    if not _existing_socket(path):
         return
     probe = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
     try:
@@ -318,11 +453,48 @@ def _remove_stale(path: Path) -> None:
         return
     except OSError as exc:
         raise ConfigError(
-            f"{path} exists and is not a usable socket ({exc.strerror}); remove it"
+            f"{path} ([socket] path) exists and is not a usable socket ({exc.strerror}); "
+            f"remove it or set [socket] path to another file"
         ) from None
     finally:
         probe.close()
     raise ConfigError(
         f"Another edgeagent is already serving on {path}; stop it first "
         f"(`systemctl stop edgeagent`) or set a different [socket] path"
+    )
+
+
+def _make_parent(path: Path) -> None:
+    """Create the socket's directory, or say which key to change."""
+    try:
+        path.parent.mkdir(parents=True, exist_ok=True)
+    except OSError as exc:
+        raise ConfigError(
+            f"Cannot create the directory {path.parent} for the socket ([socket] path = "
+            f"'{path}'): {exc.strerror or exc}; create it for the daemon's user, set [socket] "
+            f"path to a file in a writable directory, or run under systemd "
+            f"(RuntimeDirectory=edgeagent)"
+        ) from None
+
+
+def _existing_socket(path: Path) -> bool:
+    """Whether a socket (or a dangling link) is at ``path``; refuse anything else.
+
+    connect() to a regular file or a directory is refused just as a dead daemon's socket
+    is, so without this check a mistyped path would have the file deleted.
+    """
+    try:
+        if not path.exists():
+            return path.is_symlink()
+        if path.is_socket():
+            return True
+        kind = "a directory" if path.is_dir() else "a file" if path.is_file() else "no socket"
+    except OSError as exc:
+        raise ConfigError(
+            f"Cannot use the socket path {path} ([socket] path): {exc.strerror or exc}; "
+            f"set [socket] path to a file in a directory this user can reach"
+        ) from None
+    raise ConfigError(
+        f"[socket] path = '{path}' is {kind}; edgeagent removes only sockets, so set "
+        f"[socket] path to another file (e.g. /run/edgeagent/edgeagent.sock) or move it away"
     )

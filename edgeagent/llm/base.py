@@ -4,14 +4,15 @@ Two layers:
 
 * :class:`Engine` is synchronous and owns the model (llama.cpp, the Hailo-10H, an HTTP
   server). It runs inside the model worker process, one generation at a time.
-* :class:`LLM` is what the agent loop awaits. :class:`InProcessLLM` adapts an engine in
-  a thread (tests, the scripted engine); the worker client in
-  :mod:`edgeagent.llm.worker` adapts one in a child process.
+* :class:`LLM` is what the agent loop awaits, and what the daemon starts, watches and
+  releases. :class:`InProcessLLM` adapts an engine in a thread (tests, the scripted
+  engine); the worker client in :mod:`edgeagent.llm.worker` adapts one in a child
+  process.
 
 The loop always sends the *whole* conversation. An engine whose context lives on the
-device (``incremental = True``, the Hailo) works out which messages are new with
-:class:`PrefixTracker` and restores its primed context when the prefix no longer
-matches (new session, trimmed history).
+device (the Hailo) works out which messages are new with :class:`PrefixTracker` and
+restores its primed context when the prefix no longer matches (new session, trimmed
+history).
 """
 
 from __future__ import annotations
@@ -20,7 +21,9 @@ import asyncio
 import threading
 from collections.abc import AsyncIterator, Callable, Iterator, Sequence
 from dataclasses import dataclass, field
-from typing import Any, Literal, Protocol, TypedDict, runtime_checkable
+from typing import Literal, Protocol, TypedDict, runtime_checkable
+
+from edgeagent.jsontypes import JSONValue
 
 Role = Literal["system", "user", "assistant", "tool"]
 
@@ -43,7 +46,7 @@ class GenerateRequest:
     temperature: float = 0.0
     grammar: str | None = None
     """A GBNF grammar that constrains tool calls (llama.cpp only; others ignore it)."""
-    tools: Sequence[dict[str, Any]] | None = None
+    tools: Sequence[dict[str, JSONValue]] | None = None
     """OpenAI-style tool list, for engines with native tool support (HTTP backends)."""
     aside: bool = False
     """A short side question outside the conversation: an engine that caches the
@@ -58,7 +61,7 @@ class EngineStatus:
     model: str
     context_window: int
     context_used: int | None = None
-    extra: dict[str, Any] = field(default_factory=dict)
+    extra: dict[str, JSONValue] = field(default_factory=dict)
 
 
 CancelCheck = Callable[[], bool]
@@ -69,8 +72,6 @@ class Engine(Protocol):
     """A synchronous model engine. One generation at a time; never shared by threads."""
 
     name: str
-    incremental: bool
-    """True when the context lives in the engine and only new messages are sent."""
 
     def generate(self, request: GenerateRequest, *, cancelled: CancelCheck) -> Iterator[str]:
         """Stream text pieces. Stop early, cleanly, once ``cancelled()`` is true."""
@@ -88,7 +89,9 @@ class Engine(Protocol):
 
 
 class LLM(Protocol):
-    """The asynchronous face of an engine, as the agent loop sees it."""
+    """The asynchronous face of an engine: what the agent loop awaits, and the lifecycle
+    the daemon drives (``start`` before ``READY=1``, ``alive`` for the watchdog,
+    ``restarts`` and ``pid`` for ``edgeagent status``, ``aclose`` at exit)."""
 
     def stream(self, request: GenerateRequest) -> AsyncIterator[str]: ...
 
@@ -96,11 +99,32 @@ class LLM(Protocol):
 
     async def status(self) -> EngineStatus: ...
 
-    async def aclose(self) -> None: ...
+    async def start(self) -> None:
+        """Load the model now rather than on the first request. Idempotent."""
+        ...
+
+    @property
+    def alive(self) -> bool:
+        """False when the process that runs the model has died (it restarts on use)."""
+        ...
+
+    @property
+    def restarts(self) -> int:
+        """How often the model's process was restarted after a crash or a hang."""
+        ...
+
+    @property
+    def pid(self) -> int | None:
+        """The model worker's process id; ``None`` when the model runs in this process."""
+        ...
+
+    async def aclose(self) -> None:
+        """Release the model. Idempotent."""
+        ...
 
 
 class PrefixTracker:
-    """Remembers what an incremental engine's context already holds.
+    """Remembers what an engine's on-device context (the Hailo's) already holds.
 
     ``new_messages`` returns the messages to send, or ``None`` when the engine must
     reset its context (restore the primed system prompt) and replay everything after
@@ -172,6 +196,21 @@ class InProcessLLM:
 
     async def status(self) -> EngineStatus:
         return self.engine.status()
+
+    async def start(self) -> None:
+        """Nothing to do: the engine was loaded when it was built."""
+
+    @property
+    def alive(self) -> bool:
+        return True  # it runs in this process: while we answer, it lives
+
+    @property
+    def restarts(self) -> int:
+        return 0
+
+    @property
+    def pid(self) -> int | None:
+        return None
 
     async def aclose(self) -> None:
         self.engine.close()

@@ -1,7 +1,8 @@
 """The Hailo-10H engine, on HailoRT's GenAI Python API (5.1.1 and 5.2.0).
 
-The context lives on the device and persists between generations, so this engine is
-``incremental``: each turn sends only the new messages. Three HailoRT rules shape it:
+The context lives on the device and persists between generations, so each turn sends
+only the new messages (:class:`~edgeagent.llm.base.PrefixTracker`). Three HailoRT rules
+shape it:
 
 * System messages (and tools) are only allowed on a fresh context, and ``load_context``
   does not reset the template's first-prompt state (only ``clear_context`` does). So
@@ -17,8 +18,8 @@ The context lives on the device and persists between generations, so this engine
   left before the next one starts. Leaving it early aborts the generation (cancel).
 * The host tokenizer parses special tokens in the rendered text, so tool-call tags
   that are untrained special tokens (Qwen2.5-Coder's ``<tool_call>``) cannot be
-  spelled as text. ``call_markers`` swaps them for plain-text markers on the way in
-  and back to the canonical tags on the way out.
+  spelled as text. ``call_markers`` swaps the call format's tags (``call_tags``) for
+  plain-text markers on the way in and back on the way out.
 
 ``hailo_platform`` is imported only here, when an engine is built.
 """
@@ -32,7 +33,7 @@ import os
 from collections.abc import Iterator, Sequence
 from pathlib import Path
 from types import SimpleNamespace
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 from edgeagent.errors import (
     BackendUnavailableError,
@@ -42,104 +43,20 @@ from edgeagent.errors import (
     ModelNotFoundError,
 )
 from edgeagent.llm.base import CancelCheck, EngineStatus, GenerateRequest, Message, PrefixTracker
-
-if TYPE_CHECKING:
-    from edgeagent.config import Config
+from edgeagent.llm.text import ChatTemplate, StopFilter
+from edgeagent.tools.calls import CALL_TAGS
 
 log = logging.getLogger(__name__)
 
-CALL_OPEN = "<tool_call>"
-CALL_CLOSE = "</tool_call>"
 PRIMING_TURN = "Reply with OK."
 """The user turn that primes the system prompt (a generation needs a turn to answer)."""
 _CACHE_FORMAT = 1
-_PLACEHOLDER = {"role": "TMP", "content": "TMP"}
 _GET_HEF = (
     "get a Hailo-10H LLM HEF (Qwen2.5-1.5B-Instruct or Qwen2.5-Coder-1.5B-Instruct) from "
     "Hailo's GenAI model zoo (https://github.com/hailo-ai/hailo_model_zoo_genai, or the "
     '`hailo-ollama pull` cache) and set [llm.hailo] hef = "/path/to/model.hef"'
 )
 _STOP_OLLAMA = "is hailo-ollama running? stop it with `sudo systemctl stop hailo-ollama`"
-
-
-class ChatTemplate:
-    """The HEF's Jinja chat template, rendered on the host the way HailoRT does."""
-
-    def __init__(self, source: str) -> None:
-        from jinja2.sandbox import ImmutableSandboxedEnvironment
-
-        env = ImmutableSandboxedEnvironment(trim_blocks=True, lstrip_blocks=True)
-
-        def raise_exception(message: str) -> None:
-            raise LLMError(f"the HEF's chat template refused the messages: {message}")
-
-        env.globals["raise_exception"] = raise_exception
-        self._template = env.from_string(source)
-        self._placeholder = self._apply([_PLACEHOLDER], generation_prompt=False)
-
-    def _apply(self, messages: Sequence[Any], *, generation_prompt: bool) -> str:
-        return self._template.render(
-            messages=list(messages), tools=None, add_generation_prompt=generation_prompt
-        )
-
-    def first(self, messages: Sequence[Message]) -> str:
-        """A whole conversation, as a fresh context's first prompt renders it."""
-        return self._apply(messages, generation_prompt=True)
-
-    def continuation(self, messages: Sequence[Message]) -> str:
-        """Later turns, exactly as HailoRT renders a follow-up structured prompt."""
-        text = self._apply([_PLACEHOLDER, *messages], generation_prompt=True)
-        if not text.startswith(self._placeholder):
-            raise LLMError("the HEF's chat template renders a turn differently after others")
-        return text[len(self._placeholder) :]
-
-
-class StreamFilter:
-    """Turns streamed model text into what the agent sees.
-
-    Cuts the text at the first stop sequence (HailoRT hands the stop token's text out
-    as the last piece) and rewrites the model-facing call markers to the canonical
-    tags, holding back a tail that could still become either.
-    """
-
-    def __init__(self, stops: Sequence[str], replacements: dict[str, str]) -> None:
-        self._stops = [s for s in stops if s]
-        self._replacements = {k: v for k, v in replacements.items() if k and k != v}
-        self._patterns = self._stops + list(self._replacements)
-        self._buffer = ""
-        self.stopped = False
-
-    def _rewrite(self, text: str) -> str:
-        for old, new in self._replacements.items():
-            text = text.replace(old, new)
-        return text
-
-    def _held(self) -> int:
-        buffer = self._buffer
-        for size in range(
-            min(len(buffer), max((len(p) for p in self._patterns), default=0)), 0, -1
-        ):
-            tail = buffer[-size:]
-            if any(len(p) > size and p.startswith(tail) for p in self._patterns):
-                return size
-        return 0
-
-    def feed(self, piece: str) -> str:
-        if self.stopped:
-            return ""
-        self._buffer += piece
-        cuts = [i for i in (self._buffer.find(s) for s in self._stops) if i >= 0]
-        if cuts:
-            out, self._buffer, self.stopped = self._buffer[: min(cuts)], "", True
-            return self._rewrite(out)
-        keep = self._held()
-        cut = len(self._buffer) - keep
-        out, self._buffer = self._buffer[:cut], self._buffer[cut:]
-        return self._rewrite(out)
-
-    def flush(self) -> str:
-        out, self._buffer = self._buffer, ""
-        return "" if self.stopped else self._rewrite(out)
 
 
 def _import_platform() -> SimpleNamespace:
@@ -170,7 +87,6 @@ class HailoEngine:
     """An LLM HEF on the Hailo-10H, primed once per system prompt."""
 
     name = "hailo"
-    incremental = True
 
     def __init__(
         self,
@@ -187,6 +103,7 @@ class HailoEngine:
         do_sample: bool | None = False,
         seed: int | None = None,
         call_markers: tuple[str, str] | None = None,
+        call_tags: tuple[str, str] = CALL_TAGS,
         priming_turn: str = PRIMING_TURN,
         priming_max_tokens: int = 16,
     ) -> None:
@@ -198,6 +115,8 @@ class HailoEngine:
         self._frequency_penalty = frequency_penalty
         self._do_sample = do_sample
         self._seed = seed
+        # The call format's tags, as the model spells them (None: spelled alike).
+        self._spelling = dict(zip(call_tags, call_markers, strict=True)) if call_markers else {}
         self._markers = call_markers
         self._priming_turn = priming_turn
         self._priming_max_tokens = priming_max_tokens
@@ -242,47 +161,29 @@ class HailoEngine:
     def _start(self) -> None:
         llm = self._llm
         self._capacity = int(llm.max_context_capacity())
-        self._template = ChatTemplate(llm.prompt_template())
+        # As HailoRT renders it here: no tools (they go only with a fresh context's prompt).
+        self._template = ChatTemplate(
+            llm.prompt_template(), owner="the HEF's", variables={"tools": None}
+        )
         self._default_stops = [str(s) for s in llm.get_stop_tokens()]
         self._stops_sent: tuple[str, ...] = ()
         # An aborted or cut-off answer must still close its turn in the context.
         if not llm.get_generation_recovery_sequence() and self._default_stops:
             llm.set_generation_recovery_sequence(self._default_stops[0])
 
-    @classmethod
-    def from_config(cls, config: Config) -> HailoEngine:
-        h = config.llm.hailo
-        markers = h.call_markers
-        return cls(
-            hef=config.resolve(h.hef) if h.hef is not None else None,
-            group_id=h.group_id,
-            read_timeout_ms=h.read_timeout_ms,
-            context_cache_dir=config.resolve(h.context_cache_dir),
-            reprime_ratio=h.reprime_ratio,
-            temperature=h.temperature,
-            top_p=h.top_p,
-            top_k=h.top_k,
-            frequency_penalty=h.frequency_penalty,
-            do_sample=h.do_sample,
-            seed=h.seed,
-            call_markers=(str(markers[0]), str(markers[1])) if markers else None,
-        )
-
     # --- text in and out -------------------------------------------------------------
 
     def _to_model(self, text: str) -> str:
-        if self._markers:
-            text = text.replace(CALL_OPEN, self._markers[0]).replace(CALL_CLOSE, self._markers[1])
+        for tag, spelled in self._spelling.items():
+            text = text.replace(tag, spelled)
         return text
 
     def _outgoing(self, message: Message) -> Message:
         return {"role": message["role"], "content": self._to_model(message["content"])}
 
-    def _filter(self, stops: Sequence[str]) -> StreamFilter:
-        replacements = {}
-        if self._markers:
-            replacements = {self._markers[0]: CALL_OPEN, self._markers[1]: CALL_CLOSE}
-        return StreamFilter([*self._default_stops, *stops], replacements)
+    def _filter(self, stops: Sequence[str]) -> StopFilter:
+        replacements = {spelled: tag for tag, spelled in self._spelling.items()}
+        return StopFilter([*self._default_stops, *stops], replacements)
 
     # --- priming and restoring ---------------------------------------------------------
 
@@ -324,7 +225,7 @@ class HailoEngine:
         llm = self._llm
         prompt: list[Message] = [system] if system else []
         prompt.append({"role": "user", "content": self._priming_turn})
-        needed = len(llm.tokenize(self._template.first(prompt))) + self._priming_max_tokens
+        needed = len(llm.tokenize(self._template.render(prompt))) + self._priming_max_tokens
         if needed >= self._capacity:
             raise ContextOverflowError(
                 f"The system prompt and tool manifest take {needed} tokens, but the Hailo-10H "
@@ -488,7 +389,7 @@ class HailoEngine:
         self._busy = True
         try:
             llm.clear_context()
-            prompt = self._template.first([self._outgoing(m) for m in request.messages])
+            prompt = self._template.render([self._outgoing(m) for m in request.messages])
             flt = self._filter([self._to_model(s) for s in request.stop])
             params = self._params(request, request.max_tokens)
             with llm.generate(prompt=prompt, **params) as completion:
@@ -512,7 +413,7 @@ class HailoEngine:
 
     def count_tokens(self, messages: Sequence[Message]) -> int:
         llm = self._require_open()
-        rendered = self._template.first([self._outgoing(m) for m in messages])
+        rendered = self._template.render([self._outgoing(m) for m in messages])
         return len(llm.tokenize(rendered))
 
     def status(self) -> EngineStatus:

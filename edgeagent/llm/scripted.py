@@ -7,7 +7,7 @@ behaviour is predictable without a tokenizer.
 
 A script file is JSON::
 
-    {"rules": [{"match": "turn the led (\\\\w+)", "reply": "..."}],
+    {"rules": [{"match": "turn the led (\\\\w+)", "reply": "LED \\\\1"}],
      "default": "I cannot help with that.",
      "context_window": 2048, "chunk_size": 8}
 
@@ -41,11 +41,17 @@ def count_words_tokens(messages: Sequence[Message]) -> int:
     return sum(len(m["content"].split()) + MESSAGE_OVERHEAD_TOKENS for m in messages)
 
 
+def _expanding(reply: str) -> Reply:
+    """A script file's reply; ``\\1`` or ``\\g<name>`` in it is the match's group."""
+    if "\\" not in reply:
+        return reply
+    return lambda match, _messages: match.expand(reply)
+
+
 class ScriptedEngine:
     """An :class:`~edgeagent.llm.base.Engine` that replies from regex rules."""
 
     name = "scripted"
-    incremental = False
 
     def __init__(
         self,
@@ -114,7 +120,7 @@ class ScriptedEngine:
                     f'{{"match": "<regex>", "reply": "<text>"}}'
                 )
             try:
-                rules.append((re.compile(item["match"]), item["reply"]))
+                rules.append((re.compile(item["match"]), _expanding(item["reply"])))
             except re.error as exc:
                 raise ConfigError(
                     f"Script {path}: rules[{i}].match = {item['match']!r} is not a valid "

@@ -37,7 +37,7 @@ from edgeagent.errors import (
     LLMError,
     WorkerCrashedError,
 )
-from edgeagent.llm.base import EngineStatus, GenerateRequest, Message
+from edgeagent.llm.base import Engine, EngineStatus, GenerateRequest, Message
 from edgeagent.llm.select import EngineSpec
 
 log = logging.getLogger(__name__)
@@ -88,7 +88,7 @@ def _serve(conn: Connection, spec: EngineSpec) -> None:
         engine.close()
 
 
-def _generate(conn: Connection, engine: Any, rid: int, request: GenerateRequest) -> bool:
+def _generate(conn: Connection, engine: Engine, rid: int, request: GenerateRequest) -> bool:
     """Run one generation; True when the parent asked the worker to exit meanwhile."""
     stop = False
     closing = False
@@ -176,6 +176,7 @@ class WorkerLLM:
         self._ids = itertools.count(1)
         self._lock: asyncio.Lock | None = None
         self._lock_loop: asyncio.AbstractEventLoop | None = None
+        self._replacing: asyncio.Task[None] | None = None
 
     # --- process management ---------------------------------------------------------
 
@@ -244,9 +245,29 @@ class WorkerLLM:
         self._spawn()
         return _how_it_ended(code)
 
+    async def _replace(self, why: str) -> None:
+        """Stop this worker, however long a frozen one takes, and start a new one.
+
+        The replacement runs as its own task, shielded: a request whose deadline passes
+        while a frozen worker is being killed must not cancel the kill, or the frozen
+        process would stay the worker and every later request would time out on it.
+        """
+        if self._replacing is None or self._replacing.done():
+            self._replacing = asyncio.create_task(self._do_replace(why))
+        await asyncio.shield(self._replacing)
+
+    async def _do_replace(self, why: str) -> None:
+        log.warning("model worker %s; restarting it", why)
+        await self._stop()
+        self.restarts += 1
+        if not self._closed:
+            self._spawn()
+
     async def _ensure_ready(self) -> None:
         if self._closed:
             raise LLMError("the model worker is closed")
+        if self._replacing is not None and not self._replacing.done():
+            await asyncio.shield(self._replacing)  # a replacement an earlier request began
         if self._proc is not None and not self._proc.is_alive():
             # It died between requests (OOM kill, native crash): nothing was in flight,
             # so start a new one and serve this request on it.
@@ -267,7 +288,8 @@ class WorkerLLM:
             await self._stop()
             raise BackendUnavailableError(
                 f"the model worker for {self.spec.describe()} did not load within "
-                f"{self.start_timeout_s:g} s; raise start_timeout_s or check the model"
+                f"{self.start_timeout_s:g} s; check the model file and memory, or raise "
+                f"[llm] start_timeout_s if the model is just slow to load"
             ) from None
         if msg[0] == "failed":
             self._reap()
@@ -383,10 +405,7 @@ class WorkerLLM:
             return
         except (TimeoutError, OSError):
             pass
-        log.warning("model worker ignored a cancel for %.1f s; restarting it", self.cancel_grace_s)
-        await self._stop()
-        self.restarts += 1
-        self._spawn()
+        await self._replace(f"ignored a cancel for {self.cancel_grace_s:g} s")
 
     async def _call(self, kind: str, *args: Any) -> Any:
         async with self._lock_for_loop():
@@ -403,9 +422,13 @@ class WorkerLLM:
                         f"model worker {how} while answering {kind!r}; restarted it, please retry"
                     ) from None
                 except TimeoutError:
+                    # A worker that cannot answer a small question is stuck (frozen,
+                    # swapping): replace it, so the next request finds a live one.
+                    waited = f"{self.generation_timeout_s:g} s"
+                    await self._replace(f"did not answer {kind!r} within {waited}")
                     raise GenerationTimeoutError(
                         f"the model worker did not answer {kind!r} within "
-                        f"{self.generation_timeout_s:g} s"
+                        f"{self.generation_timeout_s:g} s; it was restarted"
                     ) from None
                 if len(msg) >= 2 and msg[1] == rid:
                     if msg[0] == "error":
@@ -431,6 +454,9 @@ class WorkerLLM:
         if self._closed:
             return
         self._closed = True
+        if self._replacing is not None and not self._replacing.done():
+            with contextlib.suppress(Exception):
+                await asyncio.shield(self._replacing)
         await self._stop()
 
     def close(self) -> None:

@@ -17,8 +17,12 @@ Whatever was asked for, the parser accepts every shape small models really write
   ``parameters``/``args`` instead of ``arguments``, OpenAI's ``{"function": {...}}``.
 
 JSON that is not call-shaped (no ``name`` plus arguments) stays text. One scanner serves
-both :meth:`CallFormat.parse` and :class:`StreamFilter`, so the streamed text is exactly
-the parsed text, however the output is split into chunks.
+both :meth:`CallFormat.parse` and :class:`CallMarkupFilter`, so the streamed text is
+exactly the parsed text, however the output is split into chunks.
+
+The call tags (:data:`CALL_TAGS`) are spelled here and nowhere else: the engines that
+must treat them specially (the Hailo's plain-text spelling, llama.cpp's special tokens,
+native calls over HTTP) receive them from here.
 """
 
 from __future__ import annotations
@@ -30,13 +34,16 @@ from dataclasses import dataclass, field
 from typing import Any, Literal
 
 from edgeagent.errors import ConfigError
+from edgeagent.llm.text import held_tail
 from edgeagent.tools.executor import ToolCall
 from edgeagent.tools.jsonish import json_end, loads_lenient
 
 CallFormatName = Literal["fence", "json", "xml"]
 CALL_FORMATS: tuple[str, ...] = ("fence", "json", "xml")
-DEFAULT_OPEN = "<tool_call>"
-DEFAULT_CLOSE = "</tool_call>"
+CALL_TAGS: tuple[str, str] = ("<tool_call>", "</tool_call>")
+"""The tags around a call: what the json and xml formats write, and what the parser
+always reads (Qwen's ``<tool_call>``, a special token in its vocabulary)."""
+DEFAULT_OPEN, DEFAULT_CLOSE = CALL_TAGS
 FUNCTION_OPEN = "<function="
 FUNCTION_CLOSE = "</function>"
 FENCE = "```"
@@ -222,12 +229,7 @@ class _Scanner:
     def _safe_end(self, buf: str, i: int) -> int:
         """Where decided text ends: hold back a tail that may start a marker."""
         tail = buf[i:]
-        hold = 0
-        for marker in self.literals:
-            for k in range(min(len(marker) - 1, len(tail)), hold, -1):
-                if marker.startswith(tail[-k:]):
-                    hold = k
-                    break
+        hold = held_tail(tail, self.literals)
         brace = _BRACE_PREFIX.search(tail)
         if brace:
             hold = max(hold, len(brace.group()))
@@ -381,7 +383,7 @@ class _TextAssembler:
         return out
 
 
-class StreamFilter:
+class CallMarkupFilter:
     """Shows answer text as it streams and hides call markup, even split across chunks.
 
     Only a tail that may start call markup is held back (a ``<``, a backtick, an open
@@ -450,8 +452,9 @@ class CallFormat:
         errors = [e for s in spans for e in s.errors]
         return ParsedOutput(calls=calls, text=answer, errors=errors)
 
-    def stream_filter(self) -> StreamFilter:
-        return StreamFilter(self._scanner())
+    def stream_filter(self) -> CallMarkupFilter:
+        """A filter for one streamed output: the answer text shown, the calls collected."""
+        return CallMarkupFilter(self._scanner())
 
     def render_call(self, calls: Sequence[ToolCall]) -> str:
         """The assistant message that stands for ``calls`` in the history."""

@@ -11,7 +11,7 @@ import asyncio
 import logging
 import shlex
 import threading
-from collections.abc import Awaitable, Callable, Mapping
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from typing import Any
 
@@ -19,13 +19,11 @@ from pydantic import ValidationError
 from pydantic_core import ErrorDetails
 
 from edgeagent.errors import ToolArgumentError, ToolError, UnknownToolError
+from edgeagent.tools.policy import CallPolicy
 from edgeagent.tools.registry import ToolRegistry
-from edgeagent.tools.tool import Tool, ToolKind, ToolResult
+from edgeagent.tools.tool import Tool, ToolResult
 
 log = logging.getLogger(__name__)
-
-Confirm = Callable[[Tool, dict[str, Any]], Awaitable[bool]]
-
 
 @dataclass(frozen=True)
 class ToolCall:
@@ -33,45 +31,6 @@ class ToolCall:
 
     name: str
     arguments: dict[str, Any]
-
-
-class CallPolicy:
-    """Decides, before every call, whether a front end may use a tool.
-
-    ``allow``/``deny`` map a front-end name (``mqtt``, ``socket``, ``chat``, ``cli``) to
-    tool names; ``"*"`` matches every tool. Deny wins. ``confirm_act`` front ends ask
-    ``confirm`` before an acting tool runs (the ``edgeagent chat`` REPL).
-    """
-
-    def __init__(
-        self,
-        *,
-        allow: Mapping[str, list[str]] | None = None,
-        deny: Mapping[str, list[str]] | None = None,
-        confirm_act: frozenset[str] = frozenset(),
-        confirm: Confirm | None = None,
-    ) -> None:
-        self.allow = dict(allow or {})
-        self.deny = dict(deny or {})
-        self.confirm_act = confirm_act
-        self.confirm = confirm
-
-    def _listed(self, table: Mapping[str, list[str]], frontend: str, name: str) -> bool | None:
-        names = table.get(frontend)
-        if names is None:
-            return None
-        return "*" in names or name in names
-
-    async def check(self, tool: Tool, arguments: dict[str, Any], *, frontend: str) -> str | None:
-        """``None`` when the call may go ahead, else the reason it may not."""
-        if self._listed(self.deny, frontend, tool.name):
-            return f"tool {tool.name!r} is not allowed from {frontend}"
-        if self._listed(self.allow, frontend, tool.name) is False:
-            return f"tool {tool.name!r} is not allowed from {frontend}"
-        asks = tool.kind is ToolKind.ACT and frontend in self.confirm_act and self.confirm
-        if asks and self.confirm is not None and not await self.confirm(tool, arguments):
-            return f"the user declined to run {tool.name!r}"
-        return None
 
 
 def describe_validation_error(tool: Tool, exc: ValidationError) -> str:

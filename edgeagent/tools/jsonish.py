@@ -120,13 +120,47 @@ def _drop_trailing_comma(out: list[str]) -> None:
         del out[j]
 
 
+MAX_DEPTH = 32
+"""Nesting allowed in JSON from outside (clients, the model): real requests and calls
+are nearly flat; deeper is hostile, and Python's parser recurses (``RecursionError``
+near 1,000 levels, less inside a deep call stack)."""
+
+
+def nesting_depth(text: str) -> int:
+    """How deep ``[``/``{`` nest in JSON-ish ``text`` (outside strings), in one pass."""
+    depth = deepest = 0
+    in_string = escaped = False
+    for char in text:
+        if in_string:
+            if escaped:
+                escaped = False
+            elif char == "\\":
+                escaped = True
+            elif char == '"':
+                in_string = False
+        elif char == '"':
+            in_string = True
+        elif char in "[{":
+            depth += 1
+            deepest = max(deepest, depth)
+        elif char in "]}":
+            depth -= 1
+    return deepest
+
+
 def loads_lenient(raw: str, *, close: bool = False) -> Any:
     """Decode almost-JSON; ``close=True`` also closes a value cut off at the end.
 
-    Raises ``ValueError`` (``json.JSONDecodeError``) when even the repaired text is not JSON.
+    Raises ``ValueError`` (``json.JSONDecodeError``) when even the repaired text is not
+    JSON, and when it nests deeper than :data:`MAX_DEPTH` (a hostile or looping model).
     """
+    if nesting_depth(raw) > MAX_DEPTH:
+        raise ValueError(f"JSON nested deeper than {MAX_DEPTH} levels")
     try:
-        return json.loads(raw, strict=False)
-    except ValueError:
-        pass
-    return json.loads(_normalise(raw, close=close), strict=False)
+        try:
+            return json.loads(raw, strict=False)
+        except ValueError:
+            pass
+        return json.loads(_normalise(raw, close=close), strict=False)
+    except RecursionError:
+        raise ValueError("JSON nested too deep to read") from None

@@ -25,8 +25,9 @@ class ToolRegistry:
         if existing is not None:
             raise DuplicateToolError(
                 f"Tool name {tool.name!r} is registered by plugin {existing.plugin!r} and "
-                f"again by plugin {tool.plugin!r}; the second one is ignored. Disable one "
-                f"of them in [tools] disabled, or rename it"
+                f"again by plugin {tool.plugin!r}; the second one is ignored. Keep one: "
+                f"add the other plugin to [tools] disabled_plugins ([tools] disabled "
+                f"names tools, so it would remove both), or rename one"
             )
         self._tools[tool.name] = tool
 

@@ -5,16 +5,29 @@ read with ``include_extras=True``), ``Literal`` becomes an ``enum``, and a param
 with a default is optional. Descriptions come, in order of precedence, from explicit
 ``param_descriptions``, from ``Field(description=...)``, and from the docstring's
 ``Args:`` section (or ``:param name:`` lines).
+
+Arguments are data from a model and from people: every argument model refuses NaN and
+infinities (also as the strings ``"nan"``/``"inf"``, and nested in lists or dicts), so no
+tool ever sees one. A servo asked for NaN degrees must not move.
 """
 
 from __future__ import annotations
 
 import inspect
+import math
 import re
 from collections.abc import Callable
-from typing import Any, get_type_hints
+from types import UnionType
+from typing import Annotated, Any, Union, get_args, get_origin, get_type_hints
 
-from pydantic import BaseModel, ConfigDict, Field, create_model
+from pydantic import (
+    BaseModel,
+    ConfigDict,
+    Field,
+    ValidationInfo,
+    create_model,
+    field_validator,
+)
 from pydantic.fields import FieldInfo
 
 from edgeagent.errors import ToolDefinitionError
@@ -63,6 +76,49 @@ def parse_docstring(doc: str | None) -> tuple[str, dict[str, str]]:
         elif current and line.strip():
             params[current] = f"{params[current]} {line.strip()}".strip()
     return " ".join(para), params
+
+
+class ToolArguments(BaseModel):
+    """The base of every tool's argument model: no unknown keys, only finite numbers."""
+
+    model_config = ConfigDict(extra="forbid", allow_inf_nan=False)
+
+    @field_validator("*", mode="before")
+    @classmethod
+    def _no_bool_for_numbers(cls, value: Any, info: ValidationInfo) -> Any:
+        # pydantic's lax mode reads true as 1: {"angle": true} moved the servo to 1°.
+        field = cls.model_fields.get(info.field_name or "")
+        if isinstance(value, bool) and field is not None and _numbers_only(field.annotation):
+            raise ValueError("must be a number, not true or false")
+        return value
+
+    @field_validator("*")
+    @classmethod
+    def _finite(cls, value: Any) -> Any:
+        # allow_inf_nan covers float fields; this covers Any, dict and list values too.
+        if not _all_finite(value):
+            raise ValueError("numbers must be finite (not NaN or infinity)")
+        return value
+
+
+def _numbers_only(annotation: Any) -> bool:
+    """Whether a field takes numbers and nothing else (``int``, ``float | None``...)."""
+    if get_origin(annotation) is Annotated:
+        return _numbers_only(get_args(annotation)[0])
+    if get_origin(annotation) in (Union, UnionType):
+        kinds = [a for a in get_args(annotation) if a is not type(None)]
+        return bool(kinds) and all(_numbers_only(a) for a in kinds)
+    return annotation in (int, float)
+
+
+def _all_finite(value: Any) -> bool:
+    if isinstance(value, float):
+        return math.isfinite(value)
+    if isinstance(value, dict):
+        return all(_all_finite(v) for v in value.values())
+    if isinstance(value, list | tuple | set | frozenset):
+        return all(_all_finite(v) for v in value)
+    return True
 
 
 def _clean(node: Any, defs: dict[str, Any]) -> Any:
@@ -137,11 +193,7 @@ def build_arguments_model(
         elif not field_desc and text:
             info = Field(default=default, description=text)
         fields[pname] = (annotation, info)
-    model = create_model(
-        f"{name}_arguments",
-        __config__=ConfigDict(extra="forbid"),
-        **fields,
-    )
+    model = create_model(f"{name}_arguments", __base__=ToolArguments, **fields)
     raw = model.model_json_schema()
     schema = _clean(raw, raw.get("$defs", {}))
     schema.setdefault("properties", {})

@@ -148,8 +148,9 @@ def _fold_arguments(cls: type[Any], data: Any) -> Any:
 def build_wrapped_tool(spec: ToolFile, target: Tool) -> Tool:
     """The tool a parsed file defines, on top of ``target`` (which must be wrappable)."""
     origin = spec.path.name
+    runs_as = (target.name, target.plugin, *target.runs_as)
     if spec.is_alias:
-        return replace(target, name=spec.name, plugin=origin)
+        return replace(target, name=spec.name, plugin=origin, runs_as=runs_as)
     wrap = target.wrap
     if wrap is None:
         raise ToolDefinitionError(f"{spec.path}: tool {target.name!r} is not wrappable")
@@ -212,6 +213,7 @@ def build_wrapped_tool(spec: ToolFile, target: Tool) -> Tool:
         wrap=None,  # the template is fixed; wrapping a wrapped tool would nest templates
         answer=target.answer,  # the result is the wrapped tool's, so is its sentence
         extra={"wrapped": target.name, "command": template},
+        runs_as=runs_as,
     )
 
 

@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import math
-import threading
 import time
 from collections.abc import Callable
 from dataclasses import replace
@@ -11,14 +10,16 @@ from typing import Annotated, Any, Literal
 
 from pydantic import BeforeValidator, Field
 
-from edgeagent.errors import ToolArgumentError
-from edgeagent.tools import tool
+from edgeagent.plugin import BUSY_WAIT_S, DeviceLock, LazyDevice, ToolArgumentError, tool
 from edgeagent_led.backends import LedBackend
 from edgeagent_led.strip import BLACK, LedState, to_hex
 
 BLINK_PERIOD_S = 0.5
 PULSE_STEP_S = 0.05
 PULSE_PERIOD_S = 1.0
+CLOSE_WAIT_S = 1.0
+"""At shutdown, how long the safe state waits for a running command (an effect stops at
+its next step) before darkening the strip regardless."""
 WHITE = "#ffffff"
 OFF_COLORS = frozenset({"off", "none", "black", "dark", "#000", "#000000"})
 """Colours that mean "turn it off" to a person; for a pixel range they paint it black."""
@@ -77,16 +78,21 @@ class LedController:
     def __init__(
         self,
         *,
-        backend: LedBackend,
+        backend: LedBackend | LazyDevice[LedBackend],
         count: int,
         effect_s: float = 3.0,
         sleep: Callable[[float], None] = time.sleep,
+        busy_wait_s: float = BUSY_WAIT_S,
     ) -> None:
-        self.backend = backend
+        """``backend``: the plugin passes a :class:`LazyDevice` (opened by the first
+        command); tests and embedders may pass an open backend."""
+        if not isinstance(backend, LazyDevice):
+            backend = LazyDevice.of(backend, device="LED strip")
+        self.device = backend
         self.count = count
         self.effect_s = effect_s
         self._sleep = sleep
-        self._lock = threading.Lock()  # one change at a time, effects included
+        self._lock = DeviceLock("LED", wait_s=busy_wait_s)  # one change at a time
         self._closed = False
 
     @tool(
@@ -118,8 +124,9 @@ class LedController:
             raise ToolArgumentError("first/last select pixels for a color; give color too")
         whole = first is None and last is None
         dark = color is not None and color.strip().lower() in OFF_COLORS
-        with self._lock:
-            state = self.backend.read()
+        with self._lock.held():
+            backend = self.device.get()
+            state = backend.read()
             if color is not None and not (dark and whole):
                 lo, hi = self._range(first, last)
                 state = state.with_color(BLACK if dark else to_hex(color), lo, hi)
@@ -130,8 +137,8 @@ class LedController:
             elif on or color is not None or brightness:
                 state = lit(state, keep_pixels=color is not None)
             if effect is not None:
-                self._effect(effect, state)
-            self.backend.write(state)
+                self._effect(backend, effect, state)
+            backend.write(state)
             result = state.summary()
             if effect is not None:
                 result["effect"] = f"{effect} for {self.effect_s:g} s"
@@ -140,8 +147,8 @@ class LedController:
     @tool(kind="read", answer=led_state_answer)
     def led_state(self) -> dict[str, Any]:
         """Read the LED strip (on, color, brightness)."""
-        with self._lock:
-            return self.backend.read().summary()
+        with self._lock.held():
+            return self.device.get().read().summary()
 
     def _range(self, first: int | None, last: int | None) -> tuple[int, int]:
         end = self.count - 1
@@ -153,18 +160,18 @@ class LedController:
             )
         return lo, hi
 
-    def _effect(self, effect: str, final: LedState) -> None:
+    def _effect(self, backend: LedBackend, effect: str, final: LedState) -> None:
         """Animate for ``effect_s`` (bounded by the options), ending on ``final``."""
         deadline = time.monotonic() + self.effect_s
         steps = 0
         if effect == "blink":
             steps = max(1, round(self.effect_s / BLINK_PERIOD_S))
             for _ in range(steps):
-                self.backend.write(replace(final, on=False))
+                backend.write(replace(final, on=False))
                 self._sleep(BLINK_PERIOD_S / 2)
-                self.backend.write(replace(final, on=True))
+                backend.write(replace(final, on=True))
                 self._sleep(BLINK_PERIOD_S / 2)
-                if time.monotonic() > deadline:
+                if time.monotonic() > deadline or self._closed:
                     break
             return
         steps = max(1, round(self.effect_s / PULSE_STEP_S))
@@ -172,17 +179,19 @@ class LedController:
         for i in range(steps):
             phase = (i * PULSE_STEP_S / PULSE_PERIOD_S) % 1.0
             level = round(peak * (0.55 + 0.45 * math.cos(2 * math.pi * phase)))
-            self.backend.write(replace(final, on=True, brightness=level))
+            backend.write(replace(final, on=True, brightness=level))
             self._sleep(PULSE_STEP_S)
-            if time.monotonic() > deadline:
+            if time.monotonic() > deadline or self._closed:
                 break
 
     def close(self) -> None:
-        """Safe state: the strip dark, then the backend released. Idempotent."""
+        """Safe state: the strip dark, then the backend released; a strip that was never
+        opened is left as it is. Idempotent."""
         if self._closed:
             return
-        self._closed = True
-        try:
-            self.backend.write(LedState.dark(self.count))
-        finally:
-            self.backend.close()
+        self._closed = True  # a running effect stops at its next step
+        self.device.close(self._darken)
+
+    def _darken(self, backend: LedBackend) -> None:
+        with self._lock.held_if_free_within(CLOSE_WAIT_S):
+            backend.write(LedState.dark(self.count))

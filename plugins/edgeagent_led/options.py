@@ -12,7 +12,13 @@ class LedOptions(BaseModel):
     model_config = ConfigDict(extra="forbid")
 
     backend: Literal["real", "sim", "mock"] = "sim"
-    """real: the strip on this Pi; sim: the simulator (`edgeagent sim`); mock: in memory."""
+    """real: the strip on this Pi; sim: the simulator (`edgeagent sim`); mock: in memory.
+
+    The default is ``sim`` on every machine, a Pi included: the same config file then
+    behaves the same on a laptop and on a Pi, and a Pi whose strip is not wired yet (or
+    whose user may not open SPI) does not fail at every call. A Pi on the default says so
+    at start (a warning naming ``backend = "real"``) and in ``edgeagent config check``;
+    the Pi's config file (config/edgeagent.pi.toml) sets ``backend = "real"``."""
     driver: Literal["auto", "ws281x", "spi"] = "auto"
     """For ``real``: ws281x (PWM, Pi 4 or older) or spi (Pi 5); auto picks by the Pi model."""
     count: int = Field(8, ge=1, le=1024)

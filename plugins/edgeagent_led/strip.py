@@ -8,7 +8,7 @@ from typing import Any
 
 import webcolors
 
-from edgeagent.errors import ToolArgumentError
+from edgeagent.plugin import ToolArgumentError
 
 BLACK = "#000000"
 RGB = tuple[int, int, int]

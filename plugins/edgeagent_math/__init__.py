@@ -6,7 +6,7 @@ from typing import Annotated, Any
 
 from pydantic import Field
 
-from edgeagent.tools import PluginContext, hookimpl, tool
+from edgeagent.plugin import PluginContext, Register, hookimpl, tool
 from edgeagent_math.evaluator import MAX_EXPRESSION_CHARS, evaluate, tidy
 from edgeagent_math.notation import bare
 
@@ -27,5 +27,5 @@ def calculate(
 
 
 @hookimpl
-def register_tools(register: Any, context: PluginContext) -> None:
+def register_tools(register: Register, context: PluginContext) -> None:
     register(calculate)

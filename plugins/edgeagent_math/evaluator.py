@@ -15,7 +15,7 @@ import statistics
 from collections.abc import Callable
 from typing import Any
 
-from edgeagent.errors import ToolArgumentError
+from edgeagent.plugin import ToolArgumentError
 from edgeagent_math.notation import PERCENT, to_python
 
 Number = int | float

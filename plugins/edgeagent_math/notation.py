@@ -13,7 +13,7 @@ import re
 from collections.abc import Collection
 from dataclasses import dataclass
 
-from edgeagent.errors import ToolArgumentError
+from edgeagent.plugin import ToolArgumentError
 
 PERCENT = "percent"
 """Marks ``20%``: the evaluator reads ``a + 20%`` as a 20 % increase, else as 20 / 100."""

@@ -1,14 +1,14 @@
 """First-party plugin: a hobby servo as the ``servo`` tools.
 
-``[plugins.servo] backend = "real" | "sim" | "mock"`` picks where the servo is; see
-:mod:`edgeagent_servo.options` for the rest.
+``[plugins.servo] backend = "real" | "sim" | "mock"`` picks where the servo is (the
+default is the simulator, on every machine: see :mod:`edgeagent_servo.options`); its
+pin is claimed by the first ``servo`` call, never while the plugin loads.
 """
 
 from __future__ import annotations
 
-from edgeagent.tools import PluginContext, hookimpl
-from edgeagent.tools.plugins import Register
-from edgeagent_servo.backends import open_backend
+from edgeagent.plugin import PluginContext, Register, hookimpl
+from edgeagent_servo.backends import BACKENDS
 from edgeagent_servo.controller import ServoController
 from edgeagent_servo.options import ServoOptions
 
@@ -18,9 +18,9 @@ __all__ = ["ServoController", "ServoOptions", "register_tools"]
 @hookimpl
 def register_tools(register: Register, context: PluginContext) -> None:
     options = context.options_as(ServoOptions)
-    backend = open_backend(options, simulator_url=context.simulator_url)
+    servo = context.device(BACKENDS, options)
     controller = ServoController(
-        backend=backend, min_angle=options.min_angle, max_angle=options.max_angle
+        backend=servo, min_angle=options.min_angle, max_angle=options.max_angle
     )
     register(controller.servo)
     register(controller.servo_state)

@@ -8,13 +8,11 @@ maps words onto argument names far better than onto signs, so the sign conventio
 
 from __future__ import annotations
 
-import threading
 from typing import Annotated, Any
 
 from pydantic import Field
 
-from edgeagent.errors import ToolArgumentError, ToolError
-from edgeagent.tools import tool
+from edgeagent.plugin import BUSY_WAIT_S, DeviceLock, LazyDevice, ToolArgumentError, ToolError, tool
 from edgeagent_servo.backends import ServoBackend
 
 
@@ -35,12 +33,21 @@ class ServoController:
     """Holds the servo backend; its two marked methods are the plugin's tools."""
 
     def __init__(
-        self, *, backend: ServoBackend, min_angle: float = -90, max_angle: float = 90
+        self,
+        *,
+        backend: ServoBackend | LazyDevice[ServoBackend],
+        min_angle: float = -90,
+        max_angle: float = 90,
+        busy_wait_s: float = BUSY_WAIT_S,
     ) -> None:
-        self.backend = backend
+        """``backend``: the plugin passes a :class:`LazyDevice` (opened by the first
+        command); tests and embedders may pass an open backend."""
+        if not isinstance(backend, LazyDevice):
+            backend = LazyDevice.of(backend, device="servo")
+        self.device = backend
         self.min_angle = min_angle
         self.max_angle = max_angle
-        self._lock = threading.Lock()
+        self._lock = DeviceLock("servo", wait_s=busy_wait_s)
         self._closed = False
 
     @tool(
@@ -72,11 +79,12 @@ class ServoController:
             # Measured: Qwen2.5-Coder writes "to -45" and "to minus seventy-five" as
             # left=-45 / left=-75. A turn has no sign; a negative number is a position.
             angle = negative
-        with self._lock:
+        with self._lock.held():
+            backend = self.device.get()
             if angle is not None:
                 target = angle
             else:
-                current = self.backend.read()
+                current = backend.read()
                 if current is None:
                     raise ToolError(
                         "the servo's angle is unknown until it has been set once; "
@@ -84,7 +92,7 @@ class ServoController:
                     )
                 target = current - (left or 0) + (right or 0)
             clamped = min(self.max_angle, max(self.min_angle, target))
-            self.backend.move_to(clamped)
+            backend.move_to(clamped)
             result: dict[str, Any] = {"angle": _tidy(clamped)}
             if clamped != target:
                 result["note"] = f"clamped to {_tidy(clamped)} (asked {_tidy(target)})"
@@ -93,17 +101,18 @@ class ServoController:
     @tool(kind="read", answer=servo_state_answer)
     def servo_state(self) -> dict[str, Any]:
         """Read the servo angle."""
-        with self._lock:
-            current = self.backend.read()
+        with self._lock.held():
+            current = self.device.get().read()
         if current is None:
             return {"angle": None, "note": "unknown until the servo is first moved"}
         return {"angle": _tidy(current)}
 
     def close(self) -> None:
-        """Safe state: stop driving the servo (backends detach after each move). Idempotent."""
+        """Safe state: stop driving the servo (backends detach after each move); a servo
+        that was never opened is left as it is. Idempotent."""
         if not self._closed:
             self._closed = True
-            self.backend.close()
+            self.device.close()
 
 
 def _tidy(angle: float) -> float | int:

@@ -12,7 +12,11 @@ class ServoOptions(BaseModel):
     model_config = ConfigDict(extra="forbid")
 
     backend: Literal["real", "sim", "mock"] = "sim"
-    """real: the servo on this Pi; sim: the simulator (`edgeagent sim`); mock: in memory."""
+    """real: the servo on this Pi; sim: the simulator (`edgeagent sim`); mock: in memory.
+
+    ``sim`` on every machine, a Pi included, for the reasons given for the LED strip
+    (``edgeagent_led.options``); a Pi on the default says so at start and in
+    ``edgeagent config check``."""
     driver: Literal["gpiozero", "sysfs"] = "gpiozero"
     """For ``real``: gpiozero (any GPIO; lgpio on a Pi 5) or sysfs hardware PWM (GPIO18/19)."""
     pin: int = Field(17, ge=0, le=27)

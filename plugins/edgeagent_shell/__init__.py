@@ -2,7 +2,8 @@
 
 Options (``[plugins.shell]``): ``roots`` (directories commands may touch; relative ones
 are relative to the config file; default: the current directory), ``allow`` (command
-names), ``timeout_s``, ``max_output_bytes``.
+names; programs that run other programs, such as ``env`` or ``xargs``, are refused),
+``timeout_s``, ``max_output_bytes``.
 
 The tool is wrappable: ``.tool`` files turn a template such as ``find {arguments} -type f``
 and an argument list into a ``command`` for it, and every check below still applies.
@@ -10,6 +11,7 @@ and an argument list into a ``command`` for it, and every check below still appl
 
 from __future__ import annotations
 
+import os
 import shlex
 from dataclasses import replace
 from pathlib import Path
@@ -17,10 +19,18 @@ from typing import Annotated, Any
 
 from pydantic import BaseModel, ConfigDict, Field, field_validator
 
-from edgeagent.errors import ConfigError, ToolError
-from edgeagent.tools import PluginContext, Tool, hookimpl, make_tool, tool
-from edgeagent_shell.policy import DEFAULT_ALLOW, ShellPolicy, resolve_roots
-from edgeagent_shell.runner import run_command
+from edgeagent.plugin import (
+    ConfigError,
+    PluginContext,
+    Register,
+    Tool,
+    ToolError,
+    hookimpl,
+    make_tool,
+    tool,
+)
+from edgeagent_shell.policy import DEFAULT_ALLOW, RUNNERS, ShellPolicy, resolve_roots
+from edgeagent_shell.runner import redact, run_command, secret_values
 
 ARGUMENTS_TOKEN = "{arguments}"
 ANSWER_CHARS = 600
@@ -41,6 +51,11 @@ class ShellOptions(BaseModel):
         for name in names:
             if not name or "/" in name or name != name.strip():
                 raise ValueError(f"{name!r} is not a bare command name such as 'ls'")
+            if name in RUNNERS:
+                raise ValueError(
+                    f"{name!r} runs other programs or code, which would escape every check "
+                    f"of the shell tool; remove it from the list"
+                )
         return names
 
 
@@ -93,7 +108,7 @@ class Shell:
             timeout_s=self.timeout_s,
             max_output_bytes=self.max_output_bytes,
         )
-        text = ran.output.decode("utf-8", errors="replace")
+        text = redact(ran.output.decode("utf-8", errors="replace"), secret_values(os.environ))
         if ran.timed_out:
             raise ToolError(
                 f"{argv[0]} was stopped after {self.timeout_s:g} s (timeout); "
@@ -131,7 +146,7 @@ def build_shell_tool(options: ShellOptions, *, base: Path) -> Tool:
 
 
 @hookimpl
-def register_tools(register: Any, context: PluginContext) -> None:
+def register_tools(register: Register, context: PluginContext) -> None:
     options = context.options_as(ShellOptions)
     base = context.config_path.parent if context.config_path else Path.cwd()
     register(build_shell_tool(options, base=base))

@@ -16,7 +16,8 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
-from edgeagent.errors import ToolDeniedError
+from edgeagent.plugin import ToolDeniedError
+from edgeagent_shell.ps import check_ps
 
 DEFAULT_ALLOW = (
     "ls", "cat", "head", "tail", "grep", "find", "wc", "df", "du",
@@ -42,6 +43,20 @@ REFUSED_OPTIONS: dict[str, frozenset[str]] = {
     }),
     "date": frozenset({"-s", "--set"}),
 }  # fmt: skip
+RUNNERS = frozenset({
+    "env", "xargs", "nice", "nohup", "timeout", "stdbuf", "setsid", "sudo", "doas", "su",
+    "runuser", "chroot", "strace", "ltrace", "watch", "time", "busybox", "parallel",
+    "sh", "bash", "dash", "zsh", "ksh", "fish", "csh", "tcsh", "python", "python3",
+    "perl", "ruby", "node", "awk", "gawk", "mawk", "nawk", "sed", "ionice", "taskset",
+    "chrt", "flock", "unshare", "nsenter", "script", "gdb", "ssh",
+})  # fmt: skip
+"""Programs that run other programs or code, out of these checks' sight; never allowed."""
+ARGV_CHECKS = {"ps": check_ps}
+"""Checks that need the whole argv (and may rewrite it), per program."""
+LISTERS = frozenset({"ls", "find", "du", "df", "stat"})
+"""Programs that name files without printing what is in them."""
+PROC = Path("/proc")
+GREP_RECURSIVE = ("--recursive", "--directories", "--dereference-recursive")
 # ``--output`` writes a file for most tools that have it; df's selects columns.
 HARMLESS_OUTPUT = frozenset({"df"})
 _VARIABLE = re.compile(r"\$[A-Za-z_({]")
@@ -79,13 +94,23 @@ class ShellPolicy:
             raise ToolDeniedError(f"command {name!r} is not allowed; allowed commands: {allowed}")
         for arg in argv[1:]:
             check_option(name, arg)
-            self.check_paths(arg)
-        return argv
+            self.check_paths(name, arg)
+        if _recursive_grep(argv) and not self.names_directory(argv[1:]):
+            check_not_above_proc(name, self.cwd, ".")  # grep -r with no directory reads "."
+        check = ARGV_CHECKS.get(name)
+        return check(argv) if check is not None else argv
 
     def inside(self, path: Path) -> bool:
         return any(path == root or path.is_relative_to(root) for root in self.roots)
 
-    def check_paths(self, arg: str) -> None:
+    def names_directory(self, args: list[str]) -> bool:
+        return any(
+            (self.cwd / candidate).is_dir()
+            for arg in args
+            for candidate in path_candidates(arg, self.cwd)
+        )
+
+    def check_paths(self, command: str, arg: str) -> None:
         for candidate in path_candidates(arg, self.cwd):
             # resolve() follows symlinks, so a link inside a root pointing out is caught.
             resolved = (self.cwd / candidate).resolve()
@@ -95,6 +120,46 @@ class ShellPolicy:
                     f"path {candidate!r} resolves to {resolved}, outside the allowed "
                     f"directories ({roots}); use a path inside them"
                 )
+            check_not_process_files(candidate, resolved)
+            if command not in LISTERS:
+                check_not_above_proc(command, resolved, candidate)
+
+
+def check_not_process_files(candidate: str, resolved: Path) -> None:
+    """Refuse ``/proc/<pid>/...`` (``/proc/self`` resolves to one), even inside a root:
+    a process's ``environ`` holds the daemon's secrets, whatever the roots say."""
+    if resolved.is_relative_to(PROC) and len(resolved.parts) > 2:
+        process = resolved.parts[2]
+        if process.isdigit() or process in ("self", "thread-self"):
+            raise ToolDeniedError(
+                f"path {candidate!r} resolves to {resolved}, a process's own files "
+                f"(environment, memory, command line); they are never readable here"
+            )
+
+
+def check_not_above_proc(command: str, resolved: Path, candidate: str) -> None:
+    """Refuse giving ``/`` or ``/proc`` to a program that reads what files hold: a
+    recursive search there reads every process's environment."""
+    if PROC.is_relative_to(resolved):
+        raise ToolDeniedError(
+            f"{command} may not read under {candidate!r} ({resolved}): it holds /proc, "
+            f"where each process's environment is; name a narrower directory"
+        )
+
+
+def _recursive_grep(argv: list[str]) -> bool:
+    """Whether ``argv`` may be a recursive grep (over-approximated: -d and clusters with
+    an r anywhere, and any abbreviation of the long options, count)."""
+    if argv[0] != "grep":
+        return False
+    for arg in argv[1:]:
+        option = arg.split("=", 1)[0]
+        if option.startswith("--"):
+            if len(option) > 2 and any(full.startswith(option) for full in GREP_RECURSIVE):
+                return True
+        elif arg.startswith("-") and any(c in arg for c in "rRd"):
+            return True
+    return False
 
 
 def check_metacharacters(command: str) -> None:

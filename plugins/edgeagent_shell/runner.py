@@ -1,4 +1,10 @@
-"""Run one checked argv with no shell, a minimal environment, a deadline and an output cap."""
+"""Run one checked argv with no shell, a minimal environment, a deadline and an output cap.
+
+The command never sees the daemon's environment (:data:`ENV` is all it gets), and
+:func:`redact` blanks the daemon's secrets out of whatever a command prints anyway: the
+last line of defence should a program on the allow-list print another process's
+environment in a way the policy did not foresee.
+"""
 
 from __future__ import annotations
 
@@ -8,10 +14,15 @@ import selectors
 import signal
 import subprocess
 import time
+from collections.abc import Mapping
 from dataclasses import dataclass
 from pathlib import Path
 
 ENV = {"PATH": "/usr/bin:/bin", "LANG": "C.UTF-8"}
+SECRET_WORDS = ("PASSWORD", "PASSWD", "SECRET", "TOKEN", "KEY", "CREDENTIAL")
+MIN_SECRET_CHARS = 4
+"""Shorter values are left alone: blanking every ``1`` or ``on`` would garble output."""
+REDACTED = "[redacted]"
 
 
 @dataclass(frozen=True)
@@ -72,6 +83,23 @@ def run_command(
         stopped = timed_out = True
     output = b"".join(chunks)[:max_output_bytes]
     return RunResult(None if stopped else code, output, truncated, timed_out)
+
+
+def secret_values(environ: Mapping[str, str]) -> list[str]:
+    """The values of ``environ``'s variables whose names say they hold a secret
+    (``EDGEAGENT_MQTT__PASSWORD``, ``API_TOKEN``), longest first."""
+    found = {
+        value
+        for name, value in environ.items()
+        if any(word in name.upper() for word in SECRET_WORDS) and len(value) >= MIN_SECRET_CHARS
+    }
+    return sorted(found, key=len, reverse=True)
+
+
+def redact(text: str, secrets: list[str]) -> str:
+    for secret in secrets:
+        text = text.replace(secret, REDACTED)
+    return text
 
 
 def _kill(proc: subprocess.Popen[bytes]) -> None:

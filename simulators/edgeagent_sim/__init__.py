@@ -20,17 +20,20 @@ def create_app(test_config: dict[str, Any] | None = None) -> Flask:
     """Build the simulator app.
 
     Config keys: ``STATE_FILE`` (a path, or ``None`` to keep state in memory only),
-    ``LED_COUNT`` (pixels on a fresh strip), ``SSE_KEEPALIVE_S``.
+    ``LED_COUNT`` (pixels on a fresh strip), ``SSE_KEEPALIVE_S``, ``ALLOWED_HOSTS``
+    (``Host`` names answered besides loopback ones; ``["*"]``: any; from
+    ``[simulator] allowed_hosts``).
     """
     # Imported here so that the plugins' HTTP client (edgeagent_sim.client) does not
     # pay for importing Flask.
     from flask import Flask
 
     from edgeagent_sim import dashboard, led, servo
+    from edgeagent_sim.hosts import HostGuard
     from edgeagent_sim.store import DeviceStore
 
     app = Flask(__name__)
-    app.config.from_mapping(STATE_FILE=None, LED_COUNT=8, SSE_KEEPALIVE_S=15.0)
+    app.config.from_mapping(STATE_FILE=None, LED_COUNT=8, SSE_KEEPALIVE_S=15.0, ALLOWED_HOSTS=[])
     if test_config is not None:
         app.config.from_mapping(test_config)
     state_file = app.config["STATE_FILE"]
@@ -38,6 +41,7 @@ def create_app(test_config: dict[str, Any] | None = None) -> Flask:
         state_file=Path(state_file).expanduser() if state_file else None,
         led_count=int(app.config["LED_COUNT"]),
     )
+    app.before_request(HostGuard(app.config["ALLOWED_HOSTS"]))
     app.register_blueprint(led.bp)
     app.register_blueprint(servo.bp)
     app.register_blueprint(dashboard.bp)

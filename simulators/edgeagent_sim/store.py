@@ -115,7 +115,8 @@ class DeviceStore:
 
     def snapshot(self) -> dict[str, Any]:
         with self._lock:
-            return json.loads(json.dumps(self._state))  # a deep copy callers may keep
+            copy: dict[str, Any] = json.loads(json.dumps(self._state))  # callers may keep it
+            return copy
 
     def update_led(self, update: LedUpdate) -> dict[str, Any]:
         with self._lock:
@@ -137,12 +138,14 @@ class DeviceStore:
                 led["brightness"] = update.brightness
             if update.on is not None:
                 led["on"] = update.on
-            return self._changed()["led"]
+            led_state: dict[str, Any] = self._changed()["led"]
+            return led_state
 
     def update_servo(self, update: ServoUpdate) -> dict[str, Any]:
         with self._lock:
             self._state["servo"]["angle"] = update.angle
-            return self._changed()["servo"]
+            servo_state: dict[str, Any] = self._changed()["servo"]
+            return servo_state
 
     def _changed(self) -> dict[str, Any]:
         """Bump the version, persist, notify. Called with the lock held."""

@@ -10,14 +10,7 @@ from edgeagent.agent.context import Conversation, SessionStore, fit_context, mea
 from edgeagent.errors import ContextOverflowError
 from edgeagent.llm.base import InProcessLLM
 from edgeagent.llm.scripted import ScriptedEngine
-
-
-class FakeClock:
-    def __init__(self) -> None:
-        self.now = 1000.0
-
-    def __call__(self) -> float:
-        return self.now
+from tests.fake_clock import FakeClock
 
 
 def add_turn(conv: Conversation, n: int, words: int = 10) -> None:
@@ -36,8 +29,7 @@ def test_one_shot_conversations_are_fresh_and_not_stored() -> None:
     assert len(store) == 0
 
 
-def test_sessions_are_kept_reset_and_expired() -> None:
-    clock = FakeClock()
+def test_sessions_are_kept_reset_and_expired(clock: FakeClock) -> None:
     store = SessionStore(system_prompt="SYS", clock=clock)
     kitchen = store.get_or_create("kitchen")
     kitchen.messages.append({"role": "user", "content": "hi"})
@@ -52,8 +44,7 @@ def test_sessions_are_kept_reset_and_expired() -> None:
     assert store.get_or_create("kitchen").messages == [{"role": "system", "content": "SYS"}]
 
 
-def test_session_count_is_bounded_by_dropping_least_recently_used() -> None:
-    clock = FakeClock()
+def test_session_count_is_bounded_by_dropping_least_recently_used(clock: FakeClock) -> None:
     store = SessionStore(system_prompt="SYS", max_sessions=2, clock=clock)
     for sid in ("a", "b"):
         clock.now += 1

@@ -3,7 +3,6 @@ succeeded and returned it. Scripted model, real tools that record what they rece
 
 from __future__ import annotations
 
-import asyncio
 import json
 from typing import Any
 
@@ -21,6 +20,7 @@ from edgeagent.tools import tool, tools_from
 from edgeagent.tools.calls import get_call_format
 from edgeagent.tools.executor import ToolExecutor
 from edgeagent.tools.registry import ToolRegistry
+from tests.agent.scripted_agent import run_turn
 
 
 class Strip:
@@ -43,15 +43,6 @@ class Strip:
     def uptime(self) -> str:
         """How long the device has been up (no answer template)."""
         return "up 3 days"
-
-
-def run_turn(agent: Agent, prompt: str, conversation: Conversation | None = None) -> list[Any]:
-    conv = conversation or agent.new_conversation()
-
-    async def main() -> list[Any]:
-        return [e async for e in agent.run(prompt, conversation=conv, frontend="cli")]
-
-    return asyncio.run(main())
 
 
 def fence(name: str, **arguments: Any) -> str:

@@ -19,7 +19,7 @@ from _offline import (
 )
 
 from edgeagent.compose import build_executor
-from edgeagent.config import load_config
+from edgeagent.config_file import load_config
 from edgeagent.tools.executor import ToolCall
 
 

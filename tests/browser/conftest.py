@@ -1,42 +1,15 @@
-"""Make the first-party packages importable from a plain checkout.
-
-After ``pip install -e .`` they already are and this does nothing.
-"""
+"""A headless chromium for the dashboard tests; the simulator is tests/conftest.py's."""
 
 from __future__ import annotations
 
-import sys
+import shutil
+from collections.abc import Iterator
 from pathlib import Path
 
-ROOT = Path(__file__).resolve().parents[2]
-for folder in ("plugins", "simulators"):
-    if str(ROOT / folder) not in sys.path:
-        sys.path.append(str(ROOT / folder))
-
-
-import shutil  # noqa: E402
-from collections.abc import Iterator  # noqa: E402
-
-import httpx  # noqa: E402
-import pytest  # noqa: E402
-from edgeagent_sim import create_app  # noqa: E402
-from edgeagent_sim.server import SimulatorServer  # noqa: E402
+import pytest
 
 CHROMIUM = Path("/usr/bin/chromium")
 CHROMEDRIVER = Path("/usr/bin/chromedriver")
-
-
-@pytest.fixture
-def live(tmp_path: Path) -> Iterator[SimulatorServer]:
-    app = create_app({"STATE_FILE": str(tmp_path / "sim.json"), "LED_COUNT": 4})
-    with SimulatorServer(app) as server:
-        yield server
-
-
-@pytest.fixture
-def http() -> Iterator[httpx.Client]:
-    with httpx.Client(timeout=5, trust_env=False) as client:
-        yield client
 
 
 @pytest.fixture

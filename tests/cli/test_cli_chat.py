@@ -22,7 +22,8 @@ from edgeagent.llm.scripted import ScriptedEngine
 from edgeagent.tools import Tool, hookimpl, tool, tools_from
 from edgeagent.tools import plugins as plugin_discovery
 from edgeagent.tools.calls import get_call_format
-from edgeagent.tools.executor import CallPolicy, ToolExecutor
+from edgeagent.tools.executor import ToolExecutor
+from edgeagent.tools.policy import CallPolicy
 from edgeagent.tools.registry import ToolRegistry
 
 CALL = '<tool_call>{"name": "set_led", "arguments": {"color": "red"}}</tool_call>'
@@ -110,7 +111,7 @@ def test_chat_command_over_scripted_backend(
         register(strip.set_led)
 
     module.register_tools = register_tools  # type: ignore[attr-defined]
-    ep = types.SimpleNamespace(name="strip", load=lambda: module)
+    ep = types.SimpleNamespace(name="strip", value="strip", load=lambda: module)
     monkeypatch.setattr(plugin_discovery, "discover", lambda group="": [ep])
     script = {
         "rules": [

@@ -3,51 +3,26 @@
 from __future__ import annotations
 
 import asyncio
-from collections.abc import AsyncIterator
+import time
+from collections.abc import AsyncIterator, Callable
 from typing import Any
 
-from edgeagent.agent.context import Conversation, SessionStore
+import pytest
+
+from edgeagent.agent.context import SessionStore
 from edgeagent.agent.events import ErrorEvent, Event, FinalAnswer, TextChunk
 from edgeagent.frontends.base import Request
 from edgeagent.scheduler import Scheduler
+from tests.daemon.recording_agent import RecordingAgent
+from tests.fake_clock import FakeClock
 
 
-class RecordingAgent:
-    """Answers with the number of messages it saw; prompts starting "slow" hang.
-
-    "slow stubborn" prompts take another 0.3 s to stop once cancelled.
-    """
-
-    def __init__(self) -> None:
-        self.started: list[str] = []
-        self.cancelled: list[str] = []
-        self.finished: list[str] = []
-        self.release = asyncio.Event()
-
-    async def run(
-        self, prompt: str, *, conversation: Conversation, frontend: str
-    ) -> AsyncIterator[Event]:
-        self.started.append(prompt)
-        conversation.messages.append({"role": "user", "content": prompt})
-        yield TextChunk(f"working on {prompt}")
-        try:
-            if prompt.startswith("slow"):
-                await self.release.wait()
-        except asyncio.CancelledError:
-            self.cancelled.append(prompt)
-            if prompt.startswith("slow stubborn"):  # like a model that stops mid-token
-                await asyncio.sleep(0.3)
-            raise
-        users = sum(m["role"] == "user" for m in conversation.messages)
-        answer = f"{prompt}: seen {users} user message(s)"
-        conversation.messages.append({"role": "assistant", "content": answer})
-        self.finished.append(prompt)
-        yield FinalAnswer(text=answer)
-
-
-def make(**kwargs: Any) -> tuple[Scheduler, RecordingAgent, SessionStore]:
+def make(
+    *, clock: Callable[[], float] = time.monotonic, **kwargs: Any
+) -> tuple[Scheduler, RecordingAgent, SessionStore]:
+    """A started scheduler; ``clock`` is the sessions' (their idle time), ``kwargs`` its own."""
     agent = RecordingAgent()
-    sessions = SessionStore(system_prompt="You are a test.")
+    sessions = SessionStore(system_prompt="You are a test.", clock=clock)
     options: dict[str, Any] = {"queue_size": 4, "request_timeout_s": 30.0}
     options.update(kwargs)
     scheduler = Scheduler(agent=agent, sessions=sessions, **options)
@@ -165,9 +140,10 @@ def test_named_sessions_continue_and_unnamed_turns_are_one_shot() -> None:
         assert second[-1].text == "b: seen 2 user message(s)"  # type: ignore[union-attr]
         one_shot = await collect(scheduler, "c")
         assert one_shot[-1].text == "c: seen 1 user message(s)"  # type: ignore[union-attr]
-        assert sessions.ids() == ["kitchen"]
-        assert scheduler.reset_session("kitchen") is True
-        assert scheduler.reset_session("kitchen") is False
+        assert sessions.ids() == ["test/kitchen"]
+        assert scheduler.reset_session("kitchen", frontend="mqtt") is False  # not theirs
+        assert scheduler.reset_session("kitchen", frontend="test") is True
+        assert scheduler.reset_session("kitchen", frontend="test") is False
         again = await collect(scheduler, "d", session="kitchen")
         assert again[-1].text == "d: seen 1 user message(s)"  # type: ignore[union-attr]
         await scheduler.close()
@@ -175,14 +151,19 @@ def test_named_sessions_continue_and_unnamed_turns_are_one_shot() -> None:
     asyncio.run(main())
 
 
-def test_idle_sessions_expire() -> None:
+def test_idle_sessions_expire(clock: FakeClock) -> None:
     async def main() -> None:
-        scheduler, _, sessions = make(session_idle_s=0.2)
+        scheduler, _, sessions = make(session_idle_s=0.2, clock=clock)
         await collect(scheduler, "hi", session="old")
-        assert scheduler.status()["sessions"] == 1
-        await asyncio.sleep(0.5)
+        await asyncio.sleep(0.25)  # the sweeper looks every 0.1 s; no time has passed
+        assert scheduler.status()["sessions"] == 1 and "test/old" in sessions
+        clock.now += 0.2
+        for _ in range(100):  # until the next sweep
+            if scheduler.status()["sessions"] == 0:
+                break
+            await asyncio.sleep(0.01)
         assert scheduler.status()["sessions"] == 0
-        assert "old" not in sessions
+        assert "test/old" not in sessions
         await scheduler.close()
 
     asyncio.run(main())
@@ -216,5 +197,56 @@ def test_close_cancels_a_turn_that_outlives_the_grace_period() -> None:
         assert isinstance(events[-1], ErrorEvent)
         assert "did not finish within 0.1 s" in events[-1].message
         assert agent.cancelled == ["slow stuck"]
+
+    asyncio.run(main())
+
+
+async def collect_from(scheduler: Scheduler, frontend: str, prompt: str, session: str) -> str:
+    request = Request(prompt=prompt, frontend=frontend, session=session)
+    events = [e async for e in scheduler.submit(request)]
+    return events[-1].text if isinstance(events[-1], FinalAnswer) else events[-1].message  # type: ignore[union-attr]
+
+
+def test_a_session_name_belongs_to_its_front_end() -> None:
+    async def main() -> None:
+        scheduler, _, sessions = make()
+        await collect_from(scheduler, "socket", "a", "kitchen")
+        # An MQTT client naming the socket user's session gets a conversation of its own.
+        assert await collect_from(scheduler, "mqtt", "b", "kitchen") == "b: seen 1 user message(s)"
+        again = await collect_from(scheduler, "socket", "c", "kitchen")
+        assert again == "c: seen 2 user message(s)"
+        assert sessions.ids() == ["mqtt/kitchen", "socket/kitchen"]
+        await scheduler.close()
+
+    asyncio.run(main())
+
+
+@pytest.mark.parametrize(
+    ("session", "problem"),
+    [("", "is empty"), ("   ", "is empty"), ("k" * 65, "at most 64"), ("a\nb", "control")],
+)
+def test_empty_oversized_or_control_session_names_are_refused_not_stored(
+    session: str, problem: str
+) -> None:
+    async def main() -> None:
+        scheduler, _, sessions = make()
+        answer = await collect_from(scheduler, "mqtt", "hello", session)
+        assert problem in answer
+        assert len(sessions) == 0
+        # and the store still serves new sessions afterwards
+        assert await collect_from(scheduler, "mqtt", "x", "ok") == "x: seen 1 user message(s)"
+        await scheduler.close()
+
+    asyncio.run(main())
+
+
+def test_a_full_store_evicts_the_oldest_session_and_keeps_serving() -> None:
+    async def main() -> None:
+        scheduler, _, sessions = make()
+        sessions.max_sessions = 3
+        for name in ("a", "b", "c", "d", "e"):
+            assert await collect_from(scheduler, "mqtt", "x", name) == "x: seen 1 user message(s)"
+        assert sessions.ids() == ["mqtt/c", "mqtt/d", "mqtt/e"]
+        await scheduler.close()
 
     asyncio.run(main())

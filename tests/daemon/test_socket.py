@@ -9,24 +9,56 @@ import os
 import stat
 import subprocess
 import sys
-from collections.abc import Awaitable, Callable
+import tomllib
+from collections.abc import AsyncGenerator, Awaitable, Callable
 from pathlib import Path
 from typing import Any
 
 import pytest
+from click.testing import CliRunner
 
 from edgeagent.agent.context import SessionStore
+from edgeagent.agent.events import Event
+from edgeagent.cli import cli
+from edgeagent.cli import daemon as cli_daemon
 from edgeagent.config import SocketConfig
 from edgeagent.errors import ConfigError
+from edgeagent.frontends.base import Request
+from edgeagent.frontends.client import WELL_KNOWN_SOCKETS
 from edgeagent.frontends.socket import SocketFrontend
 from edgeagent.scheduler import Scheduler
-from tests.daemon.conftest import DaemonProcess, write_daemon_config
-from tests.daemon.test_scheduler import RecordingAgent
+from tests.daemon.recording_agent import RecordingAgent
+from tests.daemon_process import DaemonProcess, write_daemon_config
 
 Served = Callable[[SocketFrontend, RecordingAgent], Awaitable[None]]
 
 
-def serve(directory: Path, body: Served, **socket_options: Any) -> None:
+class QueueWithTools:
+    """The daemon's Dispatcher, cut down: a real scheduler, a fixed tool list."""
+
+    def __init__(self, scheduler: Scheduler, tools: list[dict[str, Any]]) -> None:
+        self.scheduler, self._tools = scheduler, tools
+
+    def submit(self, request: Request) -> AsyncGenerator[Event, None]:
+        return self.scheduler.submit(request)
+
+    def reset_session(self, session: str, *, frontend: str) -> bool:
+        return self.scheduler.reset_session(session, frontend=frontend)
+
+    def status(self) -> dict[str, Any]:
+        return self.scheduler.status()
+
+    def tools(self) -> list[dict[str, Any]]:
+        return self._tools
+
+
+def serve(
+    directory: Path,
+    body: Served,
+    *,
+    tools: list[dict[str, Any]] | None = None,
+    **socket_options: Any,
+) -> None:
     async def main() -> None:
         agent = RecordingAgent()
         scheduler = Scheduler(
@@ -34,11 +66,12 @@ def serve(directory: Path, body: Served, **socket_options: Any) -> None:
             sessions=SessionStore(system_prompt="test"),
             queue_size=64,
             request_timeout_s=10,
-            tool_list=lambda: [{"name": "led"}],
         )
         scheduler.start()
         config = SocketConfig(path=directory / "ea.sock", **socket_options)
-        frontend = SocketFrontend(config, dispatcher=scheduler)
+        frontend = SocketFrontend(
+            config, dispatcher=QueueWithTools(scheduler, tools or [{"name": "led"}])
+        )
         await frontend.start()
         try:
             await body(frontend, agent)
@@ -125,6 +158,16 @@ def test_bad_lines_get_error_lines_and_the_connection_stays_usable(short_dir: Pa
             (b'{"prompt": "x", "stream": "yes"}\n', '"stream" must be true or false'),
             (b'{"op": "explode"}\n', "unknown op 'explode'"),
             (b'{"op": "reset"}\n', '"reset" needs a "session"'),
+            (b'{"op": "reset", "session": ""}\n', "session '' is empty"),
+            (b'{"prompt": "x", "session": ""}\n', "session '' is empty"),
+            (b'{"prompt": "x", "session": "a\\nb"}\n', "control characters"),
+            (b'{"prompt": "x", "session": "' + b"k" * 65 + b'"}\n', "at most 64"),
+            (b'{"prompt": "x", "session": "\\ud800"}\n', "lone surrogate"),
+            (b'{"prompt": "x", "id": "\\udfff"}\n', "lone surrogate"),
+            (b'{"prompt": "x", "id": [1]}\n', '"id" must be a string or an integer'),
+            (b'{"op": "status", "id": {"a": 1}}\n', '"id" must be a string or an integer'),
+            (b"[" * 1000 + b"]" * 1000 + b"\n", "nested deeper than 32"),
+            (b'{"a":' * 1000 + b"1" + b"}" * 1000 + b"\n", "nested deeper than 32"),
         ]
         for raw, expected in bad:
             await client.send(raw)
@@ -133,6 +176,30 @@ def test_bad_lines_get_error_lines_and_the_connection_stays_usable(short_dir: Pa
         await client.send({"id": 1, "prompt": "still works"})
         assert (await client.until_end())[-1]["type"] == "final"
         assert agent.started == ["still works"]
+        await client.send({"op": "status"})
+        assert (await client.line())["status"]["sessions"] == 0  # no bad name was stored
+        await client.close()
+
+    serve(short_dir, body)
+
+
+def test_a_prompt_follows_the_shared_request_rules(short_dir: Path) -> None:
+    """Unknown fields are refused as on MQTT; a transaction is echoed on every line."""
+
+    async def body(frontend: SocketFrontend, agent: RecordingAgent) -> None:
+        client = await Client.connect(frontend.path)
+        await client.send({"id": "s1", "prompt": "hi", "sesion": "kitchen"})
+        reply = await client.line()
+        assert (reply["type"], reply["id"]) == ("error", "s1")
+        assert 'unknown field(s) "sesion"' in reply["message"]
+        await client.send({"transaction": "t9", "prompt": "  padded  "})
+        lines = await client.until_end()
+        assert all(line["transaction"] == "t9" and line["id"] is None for line in lines)
+        assert agent.started == ["padded"]  # stripped, as on MQTT
+        await client.send(b'{"id": 4, "transaction": "t4", "prompt": "\\ud800"}\n')
+        error = await client.line()
+        assert (error["type"], error["id"], error["transaction"]) == ("error", 4, "t4")
+        assert "lone surrogate" in error["message"]
         await client.close()
 
     serve(short_dir, body)
@@ -152,6 +219,96 @@ def test_an_over_long_line_is_refused_and_the_next_line_served(short_dir: Path) 
         await client.close()
 
     serve(short_dir, body, max_line_bytes=1024)
+
+
+def test_an_error_about_a_request_carries_its_id(short_dir: Path) -> None:
+    async def body(frontend: SocketFrontend, agent: RecordingAgent) -> None:
+        client = await Client.connect(frontend.path)
+        await client.send({"id": "q7", "prompt": "x", "session": " "})
+        reply = await client.line()
+        assert (reply["type"], reply["id"]) == ("error", "q7")
+        assert "session ' ' is empty" in reply["message"]
+        await client.close()
+
+    serve(short_dir, body)
+
+
+def test_an_idle_connection_is_closed_but_one_awaiting_its_answer_is_not(
+    short_dir: Path,
+) -> None:
+    async def body(frontend: SocketFrontend, agent: RecordingAgent) -> None:
+        loop = asyncio.get_running_loop()
+        started = loop.time()
+        idle, waiting = await Client.connect(frontend.path), await Client.connect(frontend.path)
+        await idle.send(b'{"prompt": "half a li')
+        await waiting.send({"id": 1, "prompt": "slow answer"})
+        assert (await waiting.line())["type"] == "text"
+        error = await idle.line()
+        assert error["type"] == "error"
+        assert "no complete line for 0.5 s ([socket] idle_timeout_s)" in error["message"]
+        assert await asyncio.wait_for(idle.reader.read(), 2) == b""  # closed
+        assert 0.5 <= loop.time() - started < 2
+        await asyncio.sleep(1.0)  # twice the timeout, the request still running
+        agent.release.set()
+        final = (await waiting.until_end())[-1]
+        assert (final["type"], final["id"]) == ("final", 1)
+        assert agent.cancelled == []
+        await waiting.close()
+
+    serve(short_dir, body, idle_timeout_s=0.5)
+
+
+def test_a_client_that_reads_no_replies_is_cut_off(short_dir: Path) -> None:
+    async def body(frontend: SocketFrontend, agent: RecordingAgent) -> None:
+        client = await Client.connect(frontend.path)
+        # 20,000 replies (about 5 MB) do not fit in the socket's buffers: the daemon
+        # blocks writing until the client reads, which this one does not.
+        client.writer.write(b'{"op": "status"}\n' * 20_000)
+        await asyncio.sleep(1.5)
+        replies = 0
+        while line := await asyncio.wait_for(client.reader.readline(), 5):
+            assert json.loads(line)["type"] == "status"
+            replies += 1
+        assert 0 < replies < 20_000  # dropped, not served to the end
+        other = await Client.connect(frontend.path)
+        await other.send({"op": "status"})
+        assert (await other.line())["type"] == "status"
+        await other.close()
+
+    serve(short_dir, body, idle_timeout_s=0.5)
+
+
+def test_a_reply_holding_text_that_is_not_unicode_is_escaped_not_fatal(
+    short_dir: Path,
+) -> None:
+    # A wrapped tool's file name read with surrogateescape: not encodable as UTF-8.
+    async def body(frontend: SocketFrontend, agent: RecordingAgent) -> None:
+        client = await Client.connect(frontend.path)
+        await client.send({"op": "tools", "id": "t"})
+        reply = await client.line()
+        assert reply == {"type": "tools", "id": "t", "tools": [{"name": "lamp\udcff"}]}
+        await client.send({"prompt": "still here"})
+        assert (await client.until_end())[-1]["type"] == "final"
+        await client.close()
+
+    serve(short_dir, body, tools=[{"name": "lamp\udcff"}])
+
+
+def test_cancel_finds_a_request_by_a_numeric_id(short_dir: Path) -> None:
+    async def body(frontend: SocketFrontend, agent: RecordingAgent) -> None:
+        client = await Client.connect(frontend.path)
+        await client.send({"id": 5, "prompt": "slow to cancel"})
+        assert (await client.line())["type"] == "text"
+        await client.send({"op": "cancel", "id": 5})
+        assert await client.line() == {"type": "cancelled", "id": 5, "found": True}
+        for _ in range(100):
+            if agent.cancelled:
+                break
+            await asyncio.sleep(0.02)
+        assert agent.cancelled == ["slow to cancel"]
+        await client.close()
+
+    serve(short_dir, body)
 
 
 def test_ops_status_tools_and_reset(short_dir: Path) -> None:
@@ -288,3 +445,50 @@ def test_ask_exits_non_zero_with_a_clear_message_when_not_running(short_dir: Pat
     assert f"edgeagent is not running (no socket at {sock_path})" in result.stderr
     assert "`edgeagent run` or `systemctl start edgeagent`" in result.stderr
     assert edgeagent(config, "status").returncode == 3
+
+
+def test_ask_finds_the_daemon_from_any_working_directory(
+    short_dir: Path,
+    daemon_factory: Callable[..., DaemonProcess],
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """No config file where `ask` runs: it tries the well-known sockets in turn, so a
+    daemon started from the laptop config is found (here the list points at short_dir:
+    the real paths may hold a developer's daemon)."""
+    system, laptop = short_dir / "system.sock", short_dir / "laptop.sock"
+    monkeypatch.setattr(cli_daemon, "WELL_KNOWN_SOCKETS", (system, laptop))
+    daemon = daemon_factory(write_daemon_config(short_dir, socket_path=laptop))
+    daemon.wait_ready(laptop)
+    for var in [v for v in os.environ if v.startswith("EDGEAGENT_")]:
+        monkeypatch.delenv(var)
+    monkeypatch.setattr("edgeagent.config_file.SEARCH_PATHS", (Path("config/edgeagent.toml"),))
+    for cwd in (short_dir / "elsewhere", Path("/")):
+        cwd.mkdir(exist_ok=True)
+        monkeypatch.chdir(cwd)
+        answer = CliRunner().invoke(cli, ["ask", "hello"])
+        assert (answer.exit_code, answer.output) == (0, "Hello from the scripted model.\n")
+        status = CliRunner().invoke(cli, ["status", "--json"])
+        assert status.exit_code == 0 and json.loads(status.output)["socket"] == str(laptop)
+    assert daemon.stop() == 0
+    gone = CliRunner().invoke(cli, ["ask", "hello"])
+    assert gone.exit_code == 3
+    assert f"no daemon on {system} or {laptop}" in gone.output
+
+
+def test_status_with_a_socket_path_too_long_says_so(short_dir: Path) -> None:
+    config = write_daemon_config(short_dir, socket_path=short_dir / "ea.sock")
+    long_path = "/tmp/" + "d" * 150 + "/ea.sock"
+    result = edgeagent(config, "status", "--socket", long_path)
+    assert result.returncode == 1
+    assert "Traceback" not in result.stderr
+    assert "is 163 bytes long, more than the 107 a Unix socket path may have" in result.stderr
+
+
+def test_the_shipped_configs_listen_on_a_well_known_socket() -> None:
+    """The list `ask` tries without a config names where the shipped configs listen."""
+    root = Path(__file__).resolve().parents[2] / "config"
+    for name in ("edgeagent.toml", "edgeagent.pi.toml"):
+        with (root / name).open("rb") as file:
+            path = Path(tomllib.load(file)["socket"]["path"])
+        assert path in WELL_KNOWN_SOCKETS, name
+    assert WELL_KNOWN_SOCKETS[0] == SocketConfig().path  # the default comes first

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import os
 import signal
+import socket
 import time
 import uuid
 from collections.abc import Callable
@@ -11,19 +12,46 @@ from pathlib import Path
 
 import pytest
 
-from edgeagent.cli.daemon import DaemonClient
 from edgeagent.systemd import Notifier
-from tests.daemon.conftest import DaemonProcess, NotifyListener, write_daemon_config
+from tests.daemon_process import DaemonProcess, status_over_socket, write_daemon_config
 
 WATCHDOG_USEC = 400_000  # pings every 0.2 s
 
 
-def status_over_socket(path: Path) -> dict[str, object]:
-    """The daemon's status, asked the way `edgeagent status` asks it."""
-    with DaemonClient(path, timeout_s=5) as client:
-        reply = next(client.request({"op": "status"}))
-    status: dict[str, object] = reply["status"]
-    return status
+class NotifyListener:
+    """A test-made NOTIFY_SOCKET: a datagram socket that records what the daemon sends."""
+
+    def __init__(self, path: Path | None = None, *, abstract: str | None = None) -> None:
+        self.sock = socket.socket(socket.AF_UNIX, socket.SOCK_DGRAM)
+        if abstract is not None:
+            self.sock.bind(b"\0" + abstract.encode())
+            self.address = "@" + abstract
+        else:
+            assert path is not None
+            self.sock.bind(str(path))
+            self.address = str(path)
+        self.messages: list[tuple[float, dict[str, str]]] = []
+
+    def receive(self, timeout: float) -> dict[str, str] | None:
+        self.sock.settimeout(timeout)
+        try:
+            data = self.sock.recv(4096)
+        except TimeoutError:
+            return None
+        fields = dict(line.split("=", 1) for line in data.decode().splitlines() if "=" in line)
+        self.messages.append((time.monotonic(), fields))
+        return fields
+
+    def wait_for(self, key: str, timeout: float) -> dict[str, str]:
+        deadline = time.monotonic() + timeout
+        while (left := deadline - time.monotonic()) > 0:
+            fields = self.receive(left)
+            if fields is not None and key in fields:
+                return fields
+        raise AssertionError(f"no {key} within {timeout} s; got {self.messages}")
+
+    def close(self) -> None:
+        self.sock.close()
 
 
 @pytest.mark.parametrize("kind", ["path", "abstract"])

@@ -6,13 +6,15 @@ import configparser
 import shutil
 import subprocess
 import sys
+import tomllib
 from pathlib import Path
 
 import pytest
 
-from edgeagent.cli.daemon import _unit_text
+from edgeagent.cli.service import unit_text
 
-UNITS = sorted((Path(__file__).resolve().parents[2] / "systemd").glob("*.service"))
+ROOT = Path(__file__).resolve().parents[2]
+UNITS = sorted((ROOT / "systemd").glob("*.service"))
 
 
 def parse(unit: Path) -> configparser.RawConfigParser:
@@ -35,7 +37,7 @@ def test_systemd_analyze_verify_passes(unit: Path, tmp_path: Path) -> None:
     executable = Path(sys.executable).parent / "edgeagent"
     assert executable.exists()
     copy = tmp_path / unit.name
-    copy.write_text(_unit_text(unit, str(executable)))
+    copy.write_text(unit_text(unit, str(executable)))
     result = subprocess.run(
         ["systemd-analyze", "verify", str(copy)], capture_output=True, text=True, timeout=60
     )
@@ -78,9 +80,9 @@ def test_the_daemon_unit_is_a_hardened_notify_service() -> None:
 
 
 def test_install_rewrites_execstart_to_the_running_entry_point(tmp_path: Path) -> None:
-    text = _unit_text(UNITS[1], "/opt/edgeagent/bin/edgeagent")
+    text = unit_text(UNITS[1], "/opt/edgeagent/bin/edgeagent")
     assert "ExecStart=/opt/edgeagent/bin/edgeagent run\n" in text
-    sim = _unit_text(UNITS[0], "/opt/edgeagent/bin/edgeagent")
+    sim = unit_text(UNITS[0], "/opt/edgeagent/bin/edgeagent")
     assert "ExecStart=/opt/edgeagent/bin/edgeagent sim\n" in sim
 
 
@@ -114,3 +116,16 @@ def test_install_service_dry_run_prints_every_step_and_changes_nothing(tmp_path:
     assert f"would create {config_dir / 'tools.d'}" in out
     assert out.rstrip().endswith("dry run: nothing was changed")
     assert not unit_dir.exists() and not config_dir.exists()
+
+
+def test_the_pi_config_asks_nothing_the_unit_hides_or_forbids() -> None:
+    """ProtectHome=yes empties /home for the service, and the unprivileged user with no
+    capabilities cannot drive ws281x (it needs root): the Pi config must avoid both."""
+    service = parse(UNITS[1])["Service"]
+    pi = tomllib.loads((ROOT / "config" / "edgeagent.pi.toml").read_text())
+    assert service["ProtectHome"] == "yes"
+    hidden = ("/home", "/root", "/run/user")
+    for root in pi["plugins"]["shell"]["roots"]:
+        assert not any(root == h or root.startswith(h + "/") for h in hidden), root
+    assert service["User"] != "root" and service["CapabilityBoundingSet"] == ""
+    assert pi["plugins"]["led"]["driver"] == "spi"  # "auto" means ws281x on a Pi 4

@@ -16,7 +16,7 @@ from typing import Any
 import pytest
 
 from edgeagent.agent.honesty import claims_change
-from tests.e2e.conftest import Stack
+from tests.e2e.stack import Stack
 
 TURN_TIMEOUT_S = 240.0
 GREEN, BLUE = "#008000", "#0000ff"

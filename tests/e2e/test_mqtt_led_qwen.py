@@ -14,8 +14,8 @@ from typing import Any
 
 import pytest
 
-from tests.e2e.conftest import Stack
-from tests.frontends.mqtt_broker import TestClient
+from tests.e2e.stack import Stack
+from tests.mqtt_broker import TestClient
 
 PROMPT = "turn the LED red"
 RED = "#ff0000"
@@ -53,6 +53,7 @@ def test_mqtt_v5_prompt_turns_the_simulated_led_red(stack: Stack) -> None:
         tool_topic = f"{stack.topic_base}/event/tool"
         client.subscribe(response_topic)
         client.subscribe(tool_topic)
+        client.subscribe(f"{stack.topic_base}/reply")
         started = time.monotonic()
         info = client.publish(
             f"{stack.topic_base}/ask",
@@ -74,8 +75,9 @@ def test_mqtt_v5_prompt_turns_the_simulated_led_red(stack: Stack) -> None:
         calls = led_calls(reply["tool_calls"])
         assert calls, f"the model did not call the led tool: {reply}"
         assert all(c["ok"] for c in calls), f"an led call failed: {calls}"
-        # Nothing else went to the shared reply topic: the answer was addressed.
-        assert client.on(f"{stack.topic_base}/reply") == []
+        # The same answer on the shared reply topic, which Home Assistant follows.
+        (shared,) = client.wait_for(f"{stack.topic_base}/reply", timeout=10)
+        assert shared.json() == reply and shared.correlation == correlation
 
         announced = [m.json() for m in client.on(tool_topic)]
         assert any(e["type"] == "tool_call" and e["name"] == "led" for e in announced), (

@@ -1,6 +1,7 @@
 """A stand-in for rpi_ws281x (its PixelStrip API) that records what reaches the strip.
 
-Tests put tests/fakes on sys.path, import this as ``rpi_ws281x``, and read ``strips``.
+A test asks the ``fake_library`` fixture (tests/conftest.py) for ``"rpi_ws281x"`` and reads
+``strips``.
 """
 
 from __future__ import annotations

@@ -11,132 +11,114 @@ import subprocess
 import sys
 import tempfile
 import uuid
-from collections.abc import AsyncIterator, Awaitable, Callable
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
-import jinja2
 import paho.mqtt.client as mqtt
 import pytest
 
-from edgeagent.agent.events import (
-    ErrorEvent,
-    Event,
-    FinalAnswer,
-    TextChunk,
-    ToolCallEvent,
-    ToolResultEvent,
-)
+import edgeagent
 from edgeagent.config import MQTTConfig, TLSConfig
+from edgeagent.errors import ConfigError, ProtocolError
 from edgeagent.frontends.base import Request
 from edgeagent.frontends.mqtt import MQTTFrontend
-from edgeagent.frontends.mqtt_payload import Prompt, Rejected, parse_prompt
-from tests.daemon.conftest import write_daemon_config
-from tests.frontends.mqtt_broker import Broker, Received, TestClient, make_tls_material
-
-LED_CALL = {"name": "led", "arguments": {"color": "red"}, "ok": True, "result": {"color": "red"}}
-
-
-class EchoDispatcher:
-    """Answers ``echo: <prompt>``; a prompt mentioning ``led`` first calls the LED tool."""
-
-    def __init__(self, *, delay_s: float = 0.0) -> None:
-        self.requests: list[Request] = []
-        self.delay_s = delay_s
-
-    async def submit(self, request: Request) -> AsyncIterator[Event]:
-        self.requests.append(request)
-        if self.delay_s:
-            await asyncio.sleep(self.delay_s)
-        calls: list[dict[str, Any]] = []
-        if "led" in request.prompt:
-            yield ToolCallEvent("led", {"color": "red"}, step=1)
-            yield ToolResultEvent("led", ok=True, result={"color": "red"}, step=1)
-            calls = [LED_CALL]
-        if request.prompt == "fail":
-            yield ErrorEvent("the model worker crashed")
-            return
-        for word in request.prompt.split():
-            yield TextChunk(word + " ")
-        yield FinalAnswer(f"echo: {request.prompt}", tool_calls=calls, steps=1)
-
-    def reset_session(self, session: str) -> bool:
-        return False
-
-    def status(self) -> dict[str, Any]:
-        return {}
-
-    def tools(self) -> list[dict[str, Any]]:
-        return [{"name": "led", "description": "Set the LED colour.", "kind": "act"}]
-
-
-def make_config(broker: Broker, **overrides: Any) -> MQTTConfig:
-    values: dict[str, Any] = {
-        "enabled": True,
-        "host": broker.host,
-        "port": broker.port,
-        "device_id": f"dev{uuid.uuid4().hex[:6]}",
-        "keepalive_s": 5,
-    }
-    values.update(overrides)
-    return MQTTConfig(**values)
-
-
-def run_with_frontend(
-    config: MQTTConfig,
-    body: Callable[[MQTTFrontend], Awaitable[None]],
-    *,
-    dispatcher: EchoDispatcher | None = None,
-) -> None:
-    async def main() -> None:
-        frontend = MQTTFrontend(
-            config,
-            dispatcher=dispatcher or EchoDispatcher(),
-            reconnect_min_s=0.1,
-            reconnect_max_s=0.5,
-        )
-        await frontend.start()
-        assert frontend.connected, frontend.state
-        try:
-            await body(frontend)
-        finally:
-            await frontend.stop()
-
-    asyncio.run(main())
-
-
-async def wait_for(
-    client: TestClient, topic: str, predicate: Any = None, **kw: Any
-) -> list[Received]:
-    """The blocking wait runs in a thread so the front end's loop keeps serving."""
-    return await asyncio.to_thread(client.wait_for, topic, predicate or (lambda m: True), **kw)
-
-
-def with_id(value: Any) -> Callable[[Received], bool]:
-    return lambda m: m.json().get("id") == value
-
+from edgeagent.frontends.mqtt_payload import (
+    Prompt,
+    Rejected,
+    check_response_topic,
+    parse_prompt,
+)
+from tests.daemon_process import write_daemon_config
+from tests.frontends.mqtt_frontend import (
+    LED_CALL,
+    EchoDispatcher,
+    make_config,
+    run_with_frontend,
+    wait_for,
+    with_id,
+)
+from tests.mqtt_broker import (
+    Broker,
+    Received,
+    TestClient,
+    make_tls_material,
+    needs_mosquitto_passwd,
+)
 
 # --- Parsing, the pure part ---------------------------------------------------------------
 
 
 def test_parse_prompt_accepts_text_and_json_and_names_what_is_wrong() -> None:
-    assert parse_prompt(b"  turn the LED red \n", max_bytes=100) == Prompt("turn the LED red")
+    plain = parse_prompt(b"  turn the LED red \n", max_bytes=100)
+    assert plain == Prompt(Request("turn the LED red", frontend="mqtt"))
     parsed = parse_prompt(
         b'{"prompt": "hi", "id": 7, "session": "s", "stream": true}', max_bytes=100
     )
-    assert parsed == Prompt("hi", session="s", stream=True, echo={"id": 7})
-    assert isinstance(parsed, Prompt) and parsed.request_id == "7"
+    request = Request("hi", frontend="mqtt", id="7", session="s", stream=True)
+    assert parsed == Prompt(request, echo={"id": 7})
+    by_transaction = parse_prompt(b'{"prompt": "hi", "transaction": "t1"}', max_bytes=100)
+    assert isinstance(by_transaction, Prompt) and by_transaction.echo == {"transaction": "t1"}
+    assert by_transaction.request.id == "t1" and by_transaction.request.stream is False
 
     bad = parse_prompt(b'{"prompt": "hi", "id": "x", "colour": 1}', max_bytes=100)
-    assert isinstance(bad, Rejected) and "'colour'" in bad.error and bad.echo == {"id": "x"}
+    assert isinstance(bad, Rejected) and '"colour"' in bad.error and bad.echo == {"id": "x"}
     bad = parse_prompt(b'{"prompt": ["hi"], "transaction": "t"}', max_bytes=100)
     assert (
-        isinstance(bad, Rejected) and "'prompt'" in bad.error and bad.echo == {"transaction": "t"}
+        isinstance(bad, Rejected) and '"prompt"' in bad.error and bad.echo == {"transaction": "t"}
     )
     bad = parse_prompt(b'{"prompt": "hi", "stream": "yes"}', max_bytes=100)
-    assert isinstance(bad, Rejected) and "'stream'" in bad.error
+    assert isinstance(bad, Rejected) and '"stream"' in bad.error
+    bad = parse_prompt(b'{"prompt": "hi", "session": "s", "stream": 1}', max_bytes=100)
+    assert isinstance(bad, Rejected) and bad.session == "s"  # a sound name is echoed
     bad = parse_prompt(b"x" * 101, max_bytes=100)
     assert isinstance(bad, Rejected) and "101 bytes" in bad.error and "100-byte" in bad.error
+
+
+def test_parse_prompt_answers_hostile_json_with_the_problem_and_keeps_a_sound_id() -> None:
+    deep = b'{"prompt": ' + b"[" * 1000 + b"]" * 1000 + b', "id": "d"}'
+    cases: list[tuple[bytes, str, dict[str, Any]]] = [
+        (deep, "nested deeper than 32", {}),
+        (b'{"prompt": "hi \\ud800", "id": "p"}', "lone surrogate", {"id": "p"}),
+        (b'{"prompt": "hi", "id": "\\ud800"}', "lone surrogate", {}),
+        (b'{"prompt": "hi", "id": 3, "session": "\\udfff"}', "lone surrogate", {"id": 3}),
+        (b'{"prompt": "hi", "id": 4, "session": ""}', "session '' is empty", {"id": 4}),
+        (b'{"prompt": "hi", "id": 5, "session": "' + b"k" * 65 + b'"}', "65 characters", {"id": 5}),
+        (b'{"prompt": "hi", "id": 6, "session": "a\\nb"}', "control characters", {"id": 6}),
+        (b'{"prompt": "hi", "id": 7, "session": 12}', "must be a string", {"id": 7}),
+    ]
+    for payload, expected, echo in cases:
+        parsed = parse_prompt(payload, max_bytes=16384)
+        assert isinstance(parsed, Rejected), payload
+        assert expected in parsed.error and parsed.echo == echo, (payload, parsed)
+        assert parsed.session is None  # an unusable name is not sent back
+        json.dumps(parsed.error, ensure_ascii=False).encode("utf-8")  # a reply can carry it
+
+
+def test_check_response_topic_refuses_what_a_reply_must_not_reach() -> None:
+    reserved = ("edgeagent/dev1", "homeassistant", "edgeagent/fleet/ask")
+    refused = {
+        "homeassistant/switch/evil/config": "under 'homeassistant'",
+        "homeassistant": "under 'homeassistant'",
+        "edgeagent/dev1/ask": "under 'edgeagent/dev1'",
+        "edgeagent/dev1/reply": "under 'edgeagent/dev1'",
+        "edgeagent/fleet/ask": "under 'edgeagent/fleet/ask'",
+        "clients/+/reply": "wildcard '+'",
+        "clients/#": "wildcard '#'",
+        "$SYS/broker/x": "starts with '$'",
+        "clients/a\x00b": "control characters",
+    }
+    for topic, expected in refused.items():
+        with pytest.raises(ProtocolError, match=expected.replace("$", r"\$").replace("+", r"\+")):
+            check_response_topic(topic, reserved=reserved, allowed_prefixes=())
+    for topic in ("zigbee2mqtt/lamp/set", "edgeagent/dev10/reply", "homeassistantx/a"):
+        check_response_topic(topic, reserved=reserved, allowed_prefixes=())  # not reserved
+    allowed = ("clients/", "ha/answers")
+    check_response_topic("clients/me/reply", reserved=reserved, allowed_prefixes=allowed)
+    check_response_topic("ha/answers", reserved=reserved, allowed_prefixes=allowed)
+    for topic in ("zigbee2mqtt/lamp/set", "ha/answers-evil", "clientsx/me"):
+        with pytest.raises(ProtocolError, match="not under an allowed prefix"):
+            check_response_topic(topic, reserved=reserved, allowed_prefixes=allowed)
 
 
 # --- Round trips --------------------------------------------------------------------------
@@ -158,6 +140,8 @@ def test_round_trip_v311_with_id_field(broker: Broker, clients: Callable[..., Te
             "text": "echo: hello there",
             "tool_calls": [],
             "error": None,
+            "status": "ok",
+            "data": {"text": "echo: hello there", "tool_calls": []},
         }
         (plain,) = await wait_for(client, fe.topic_reply, with_id(None))
         assert plain.json()["text"] == "echo: plain text prompt"
@@ -167,7 +151,7 @@ def test_round_trip_v311_with_id_field(broker: Broker, clients: Callable[..., Te
     assert (first.frontend, first.session, first.prompt) == ("mqtt", "kitchen", "hello there")
 
 
-def test_round_trip_v5_replies_on_response_topic_with_correlation_data(
+def test_round_trip_v5_replies_on_response_topic_and_on_reply_with_correlation_data(
     broker: Broker, clients: Callable[..., TestClient]
 ) -> None:
     config = make_config(broker)
@@ -188,9 +172,11 @@ def test_round_trip_v5_replies_on_response_topic_with_correlation_data(
         events = await wait_for(client, fe.topic_tool, count=2)
         assert [e.json()["type"] for e in events] == ["tool_call", "tool_result"]
         assert events[0].json()["arguments"] == {"color": "red"}
-        # The answer went to the asker only, not to the shared reply topic.
-        await asyncio.sleep(0.2)
-        assert client.on(fe.topic_reply) == []
+        # The same answer on the shared reply topic, which Home Assistant follows.
+        (shared,) = await wait_for(client, fe.topic_reply)
+        assert shared.json() == reply.json() and shared.correlation == corr
+        assert reply.json()["status"] == "ok"
+        assert reply.json()["data"] == {"text": "echo: turn the led red", "tool_calls": [LED_CALL]}
 
     run_with_frontend(config, body)
 
@@ -230,6 +216,7 @@ def test_stream_topic_carries_partial_text_and_errors_reach_the_reply(
         (failed,) = await wait_for(client, fe.topic_reply, with_id("f"))
         assert failed.json()["error"] == "the model worker crashed"
         assert failed.json()["text"] is None
+        assert (failed.json()["status"], failed.json()["data"]) == ("error", {})
 
     run_with_frontend(config, body)
 
@@ -241,7 +228,7 @@ def test_retained_status_and_tools_then_offline_after_stop(
     broker: Broker, clients: Callable[..., TestClient]
 ) -> None:
     config = make_config(broker)
-    base = config.topic_base
+    base = config.base_topic
 
     async def main() -> None:
         fe = MQTTFrontend(config, dispatcher=EchoDispatcher())
@@ -252,6 +239,15 @@ def test_retained_status_and_tools_then_offline_after_stop(
         assert (online.payload, online.retain) == (b"online", True)
         (tools,) = await wait_for(watcher, f"{base}/tools")
         assert tools.retain and tools.json() == EchoDispatcher().tools()
+        (info,) = await wait_for(watcher, f"{base}/info")
+        assert info.retain and info.json() == {
+            "device_id": config.device_id,
+            "version": edgeagent.__version__,
+            "backend": "echo",
+            "model": "echo-1",
+            "context_window": 1000,
+            "tools": ["led"],
+        }
         assert fe.status()["connected"] is True
         await fe.stop()
         await fe.stop()  # idempotent
@@ -273,7 +269,7 @@ from edgeagent.frontends.mqtt import MQTTFrontend
 class Pong:
     async def submit(self, request):
         yield FinalAnswer("pong")
-    def reset_session(self, session): return False
+    def reset_session(self, session, *, frontend): return False
     def status(self): return {}
     def tools(self): return []
 
@@ -293,7 +289,7 @@ def test_last_will_publishes_offline_when_the_process_is_killed(
     broker: Broker, clients: Callable[..., TestClient]
 ) -> None:
     config = make_config(broker)
-    status = f"{config.topic_base}/status"
+    status = f"{config.base_topic}/status"
     proc = subprocess.Popen(
         [sys.executable, "-c", LWT_SCRIPT, str(broker.port), config.device_id],
         stdout=subprocess.PIPE,
@@ -305,11 +301,11 @@ def test_last_will_publishes_offline_when_the_process_is_killed(
         line = proc.stdout.readline().decode().strip()
         assert line == "ready", proc.stderr.read().decode() if proc.stderr else line
         client = clients()
-        client.subscribe(f"{config.topic_base}/reply")
+        client.subscribe(f"{config.base_topic}/reply")
         client.subscribe(status)
         client.wait_for(status, lambda m: m.payload == b"online")
-        client.publish(f"{config.topic_base}/ask", {"prompt": "ping", "id": 1})
-        (reply,) = client.wait_for(f"{config.topic_base}/reply")
+        client.publish(f"{config.base_topic}/ask", {"prompt": "ping", "id": 1})
+        (reply,) = client.wait_for(f"{config.base_topic}/reply")
         assert reply.json()["text"] == "pong"
         os.kill(proc.pid, signal.SIGKILL)
         proc.wait(10)
@@ -425,14 +421,14 @@ def test_prompts_sent_while_the_daemon_is_stopped_are_delivered_on_restart(
 ) -> None:
     config = make_config(broker)
     client = clients()
-    client.subscribe(f"{config.topic_base}/reply")
+    client.subscribe(f"{config.base_topic}/reply")
 
     async def first(fe: MQTTFrontend) -> None:
         pass
 
     run_with_frontend(config, first)  # creates the persistent session, then stops
     for i in range(3):
-        client.publish(f"{config.topic_base}/ask", {"prompt": f"queued {i}", "id": i})
+        client.publish(f"{config.base_topic}/ask", {"prompt": f"queued {i}", "id": i})
 
     async def second(fe: MQTTFrontend) -> None:
         replies = await wait_for(client, fe.topic_reply, count=3)
@@ -446,8 +442,8 @@ def test_stop_cancels_a_slow_request_with_an_error_reply(
 ) -> None:
     config = make_config(broker)
     client = clients()
-    client.subscribe(f"{config.topic_base}/reply")
-    client.subscribe(f"{config.topic_base}/status")
+    client.subscribe(f"{config.base_topic}/reply")
+    client.subscribe(f"{config.base_topic}/status")
 
     async def main() -> None:
         fe = MQTTFrontend(config, dispatcher=EchoDispatcher(delay_s=30))
@@ -457,9 +453,9 @@ def test_stop_cancels_a_slow_request_with_an_error_reply(
         await fe.stop(grace_s=0.2)
 
     asyncio.run(main())
-    (reply,) = client.wait_for(f"{config.topic_base}/reply")
+    (reply,) = client.wait_for(f"{config.base_topic}/reply")
     assert reply.json()["id"] == "slow" and "shutting down" in reply.json()["error"]
-    client.wait_for(f"{config.topic_base}/status", lambda m: m.payload == b"offline")
+    client.wait_for(f"{config.base_topic}/status", lambda m: m.payload == b"offline")
 
 
 # --- Bad input --------------------------------------------------------------------------------
@@ -490,13 +486,13 @@ def test_malformed_and_oversized_payloads_get_errors_and_later_prompts_succeed(
         client.publish(fe.topic_ask, b"\xc3", response_topic="me/answers", correlation=corr)
         client.publish(fe.topic_ask, {"prompt": "still alive", "id": "ok"})
 
-        errors = await wait_for(client, fe.topic_reply, lambda m: m.json()["error"], count=7)
+        errors = await wait_for(client, fe.topic_reply, lambda m: m.json()["error"], count=8)
         by_id = {e.json()["id"]: e.json()["error"] for e in errors}
-        assert "'prompt'" in by_id["wrong-type"]
+        assert '"prompt"' in by_id["wrong-type"]
         assert "empty prompt" in by_id["empty"]
-        assert "'colour'" in by_id["extra"]
+        assert '"colour"' in by_id["extra"]
         anonymous = sorted(e.json()["error"] for e in errors if e.json()["id"] is None)
-        assert len(anonymous) == 4
+        assert len(anonymous) == 5  # the v5 one is told on both topics
         assert any("UTF-8" in e for e in anonymous)
         assert any("not valid JSON" in e for e in anonymous)
         assert any("300 bytes" in e and "256-byte limit" in e for e in anonymous)
@@ -510,6 +506,8 @@ def test_malformed_and_oversized_payloads_get_errors_and_later_prompts_succeed(
             "text": "echo: still alive",
             "tool_calls": [],
             "error": None,
+            "status": "ok",
+            "data": {"text": "echo: still alive", "tool_calls": []},
         }
         assert (fe.rejected, fe.received) == (8, 9)
 
@@ -520,8 +518,8 @@ def test_malformed_and_oversized_payloads_get_errors_and_later_prompts_succeed(
 def test_retained_prompt_is_not_run(broker: Broker, clients: Callable[..., TestClient]) -> None:
     config = make_config(broker)
     client = clients()
-    client.publish(f"{config.topic_base}/ask", {"prompt": "stale", "id": "r"}, retain=True)
-    client.subscribe(f"{config.topic_base}/reply")
+    client.publish(f"{config.base_topic}/ask", {"prompt": "stale", "id": "r"}, retain=True)
+    client.subscribe(f"{config.base_topic}/reply")
     dispatcher = EchoDispatcher()
 
     async def body(fe: MQTTFrontend) -> None:
@@ -530,6 +528,49 @@ def test_retained_prompt_is_not_run(broker: Broker, clients: Callable[..., TestC
 
     run_with_frontend(config, body, dispatcher=dispatcher)
     assert [r.prompt for r in dispatcher.requests] == ["fresh"]
+
+
+def test_a_bad_response_topic_runs_nothing_and_the_error_goes_to_the_reply_topic(
+    broker: Broker, clients: Callable[..., TestClient]
+) -> None:
+    config = make_config(broker, response_topic_prefixes=["clients"])
+    dispatcher = EchoDispatcher()
+    client = clients()
+    bad = {
+        "homeassistant/switch/evil/config": "under 'homeassistant'",
+        f"{config.base_topic}/ask": f"under '{config.base_topic}'",
+        "zigbee2mqtt/lamp/set": "not under an allowed prefix",
+        "clients/+/reply": "wildcard '+'",
+        "$SYS/x": "starts with '$'",
+    }
+
+    async def body(fe: MQTTFrontend) -> None:
+        client.subscribe("#")
+        for i, topic in enumerate(bad):
+            client.publish(
+                fe.topic_ask,
+                {"prompt": "turn the led red", "id": i},
+                response_topic=topic,
+                correlation=f"c{i}".encode(),
+            )
+        client.publish(
+            fe.topic_ask, {"prompt": "led ok", "id": "ok"}, response_topic="clients/me/reply"
+        )
+        (ok,) = await wait_for(client, "clients/me/reply")
+        errors = await wait_for(client, fe.topic_reply, lambda m: m.json()["error"], count=len(bad))
+        for i, (topic, expected) in enumerate(bad.items()):
+            (error,) = [e for e in errors if e.json()["id"] == i]
+            assert expected in error.json()["error"], error.json()
+            assert error.correlation == f"c{i}".encode()
+            # Nothing but our own prompts on the named topic (it may be the ask topic).
+            assert all("prompt" in m.json() for m in client.on(topic)), client.on(topic)
+        assert ok.json()["text"] == "echo: led ok"
+        # Only the good prompt ran its tool.
+        calls = [m.json() for m in client.on(fe.topic_tool)]
+        assert {c["id"] for c in calls} == {"ok"}
+
+    run_with_frontend(config, body, dispatcher=dispatcher)
+    assert [r.prompt for r in dispatcher.requests] == ["led ok"]
 
 
 # --- Fleets ------------------------------------------------------------------------------------
@@ -571,113 +612,30 @@ def test_shared_subscription_splits_fleet_prompts_and_device_topics_stay_private
     assert len(a_disp.requests) + len(b_disp.requests) == 11
 
 
-# --- Home Assistant discovery -------------------------------------------------------------------
-
-
-def _render(template: str, reply: dict[str, Any]) -> str:
-    """Evaluate a discovery template the way Home Assistant does (Jinja, value_json)."""
-    env = jinja2.Environment()
-    env.policies["json.dumps_kwargs"] = {"sort_keys": True}
-    return env.from_string(template).render(value_json=reply)
-
-
-def test_homeassistant_discovery_configs_have_the_expected_shape(
+def test_the_fleet_topic_sits_beside_the_device_level_of_the_base_topic(
     broker: Broker, clients: Callable[..., TestClient]
 ) -> None:
-    config = make_config(broker, homeassistant_discovery=True, device_id="pi.kitchen")
-    base = config.topic_base
+    config = make_config(broker, base_topic="home/edge/pi1", shared_group="kitchen")
+    assert config.fleet_topic == "home/edge/fleet/ask"
+    assert make_config(broker, device_id="pi2").fleet_topic == "edgeagent/fleet/ask"
+    assert make_config(broker, base_topic="pi3").fleet_topic == "fleet/ask"
+    dispatcher = EchoDispatcher()
     client = clients()
 
     async def body(fe: MQTTFrontend) -> None:
-        client.subscribe("homeassistant/#")
         client.subscribe(fe.topic_reply)
-        (text_msg,) = await wait_for(client, "homeassistant/text/pi_kitchen/prompt/config")
-        (sensor_msg,) = await wait_for(client, "homeassistant/sensor/pi_kitchen/answer/config")
-        assert text_msg.retain and sensor_msg.retain
-        text, sensor = text_msg.json(), sensor_msg.json()
-        availability = [
-            {
-                "topic": f"{base}/status",
-                "payload_available": "online",
-                "payload_not_available": "offline",
-            }
-        ]
-        for entity in (text, sensor):
-            assert entity["availability"] == availability
-            assert entity["device"]["identifiers"] == ["edgeagent_pi_kitchen"]
-            assert entity["device"]["manufacturer"] == "edgeagent"
-            assert entity["device"]["name"] == "edgeagent pi.kitchen"
-            assert {"model", "sw_version"} <= set(entity["device"])
-        assert text["unique_id"] != sensor["unique_id"]
-        assert text["command_topic"] == f"{base}/ask"
-        assert sensor["state_topic"] == sensor["json_attributes_topic"] == f"{base}/reply"
+        client.publish("home/edge/fleet/ask", {"prompt": "to the fleet", "id": "f1"})
+        client.publish("edgeagent/fleet/ask", {"prompt": "to another fleet", "id": "f2"})
+        (reply,) = await wait_for(client, fe.topic_reply, with_id("f1"))
+        assert reply.json()["text"] == "echo: to the fleet"
+        # The fleet topic is one of the daemon's own: no reply may be steered onto it.
+        fleet = "home/edge/fleet/ask"
+        client.publish(fe.topic_ask, {"prompt": "x", "id": "r"}, response_topic=fleet)
+        (refused,) = await wait_for(client, fe.topic_reply, with_id("r"))
+        assert "under 'home/edge/fleet/ask'" in refused.json()["error"]
 
-        # Drive it like HA: the text entity publishes raw text to its command topic, and
-        # the sensor's templates turn the reply into a <=255-char state plus attributes.
-        long_prompt = "tell me " + "very " * 80 + "much"
-        client.publish(text["command_topic"], long_prompt)
-        (reply,) = await wait_for(client, sensor["state_topic"])
-        state = _render(sensor["value_template"], reply.json())
-        assert state == f"echo: {long_prompt}"[:255] and len(state) == 255
-        attributes = json.loads(_render(sensor["json_attributes_template"], reply.json()))
-        assert attributes["text"] == f"echo: {long_prompt}"
-        assert attributes["tool_calls"] == []
-
-    run_with_frontend(config, body)
-
-
-def test_homeassistant_online_triggers_republish(
-    broker: Broker, clients: Callable[..., TestClient]
-) -> None:
-    config = make_config(broker, homeassistant_discovery=True)
-    node = config.device_id
-    topic = f"homeassistant/sensor/{node}/answer/config"
-    client = clients()
-
-    async def body(fe: MQTTFrontend) -> None:
-        client.subscribe(topic)
-        await wait_for(client, topic, lambda m: m.payload != b"")
-        # The config vanished from the broker (HA wiped it); HA's birth message asks again.
-        client.publish(topic, "", retain=True)
-        await wait_for(client, topic, lambda m: m.payload == b"")
-        client.publish("homeassistant/status", "online")
-        await wait_for(client, topic, lambda m: m.payload != b"", count=2)
-
-    run_with_frontend(config, body)
-    late = clients()
-    late.subscribe(topic)
-    (retained,) = late.wait_for(topic)
-    assert retained.retain and retained.json()["unique_id"] == f"edgeagent_{node}_answer"
-
-
-def test_homeassistant_configs_removed_when_discovery_is_disabled(
-    broker: Broker, clients: Callable[..., TestClient]
-) -> None:
-    on = make_config(broker, homeassistant_discovery=True)
-    off = on.model_copy(update={"homeassistant_discovery": False})
-    topics = [
-        f"homeassistant/text/{on.device_id}/prompt/config",
-        f"homeassistant/sensor/{on.device_id}/answer/config",
-    ]
-
-    async def nothing(fe: MQTTFrontend) -> None:
-        pass
-
-    run_with_frontend(on, nothing)
-    watcher = clients()
-    for t in topics:
-        watcher.subscribe(t)
-        watcher.wait_for(t, lambda m: m.retain and m.payload != b"")
-
-    run_with_frontend(off, nothing)
-    for t in topics:
-        watcher.wait_for(t, lambda m: m.payload == b"")
-    # A fresh subscriber finds no retained config left: the entities are gone from HA.
-    late = clients()
-    late.subscribe("homeassistant/#")
-    late.subscribe(f"{on.topic_base}/status")
-    late.wait_for(f"{on.topic_base}/status")  # retained messages arrive in order
-    assert [m for m in late.messages if m.topic.startswith("homeassistant/")] == []
+    run_with_frontend(config, body, dispatcher=dispatcher)
+    assert [r.prompt for r in dispatcher.requests] == ["to the fleet"]
 
 
 # --- Credentials and TLS ----------------------------------------------------------------------
@@ -689,18 +647,15 @@ def test_homeassistant_configs_removed_when_discovery_is_disabled(
 )
 def test_tls_with_client_certificate_and_password(tmp_path: Path) -> None:
     tls = make_tls_material(tmp_path / "tls")
-    passwords = tmp_path / "passwd"
-    subprocess.run(["mosquitto_passwd", "-c", "-b", str(passwords), "edge", "s3cret"], check=True)
     secure = Broker(
         workdir=tmp_path / "secure",
         allow_anonymous=False,
+        users={"edge": "s3cret"},
         listener_options=(
             f"cafile {tls['ca_crt']}\ncertfile {tls['server_crt']}\n"
             f"keyfile {tls['server_key']}\nrequire_certificate true\n"
         ),
-        extra_conf=f"password_file {passwords}\n",
     )
-    secure.workdir.mkdir()
     secure.start()
     tls_config = TLSConfig(
         enabled=True,
@@ -737,5 +692,48 @@ def test_tls_with_client_certificate_and_password(tmp_path: Path) -> None:
             asyncio.run(refused())
         finally:
             client.close()
+    finally:
+        secure.stop()
+
+
+@needs_mosquitto_passwd
+def test_password_file_logs_in_and_its_mistakes_name_the_key(tmp_path: Path) -> None:
+    secure = Broker(workdir=tmp_path / "secure", allow_anonymous=False, users={"edge": "s3cret"})
+    secure.start()
+    secret = tmp_path / "mqtt.secret"
+    secret.write_text("  s3cret  \nthe second line is ignored\n")
+    empty = tmp_path / "empty.secret"
+    empty.write_text("\n")
+
+    async def start(config: MQTTConfig) -> MQTTFrontend:
+        fe = MQTTFrontend(config, dispatcher=EchoDispatcher(), connect_wait_s=2.0)
+        try:
+            await fe.start()
+        except BaseException:
+            await fe.stop()
+            raise
+        return fe
+
+    async def main() -> None:
+        fe = await start(make_config(secure, username="edge", password_file=secret))
+        try:
+            assert fe.connected, fe.state
+        finally:
+            await fe.stop()
+        mistakes = {
+            "cannot read it": make_config(
+                secure, username="edge", password_file=tmp_path / "missing"
+            ),
+            "first line is empty": make_config(secure, username="edge", password_file=empty),
+            # With password too, or without username: config errors (tests/test_config.py).
+        }
+        for expected, config in mistakes.items():
+            with pytest.raises(ConfigError) as caught:
+                await start(config)
+            assert expected in str(caught.value)
+            assert f"password_file = {config.password_file}" in str(caught.value)
+
+    try:
+        asyncio.run(main())
     finally:
         secure.stop()

@@ -21,27 +21,18 @@ from edgeagent.errors import (
     ModelNotFoundError,
 )
 from edgeagent.llm.base import Engine, GenerateRequest, Message
-from edgeagent.llm.hailo import PRIMING_TURN, HailoEngine, StreamFilter
+from edgeagent.llm.hailo import PRIMING_TURN, HailoEngine
+from edgeagent.llm.select import create_engine, select_engine_spec
 
-FAKES = Path(__file__).resolve().parents[1] / "fakes"
 SYSTEM: Message = {"role": "system", "content": "You are a terse assistant. Answer briefly."}
 
 
-def _drop_platform_modules() -> None:
-    for name in [m for m in sys.modules if m.split(".")[0] == "hailo_platform"]:
-        del sys.modules[name]
-
-
 @pytest.fixture
-def fake_hailo(monkeypatch: pytest.MonkeyPatch) -> Iterator[ModuleType]:
+def fake_hailo(fake_library: Callable[[str], ModuleType]) -> ModuleType:
     """The fake hailo_platform importable, with a fresh device; gone again afterwards."""
-    monkeypatch.syspath_prepend(str(FAKES))
-    _drop_platform_modules()
-    import hailo_platform
-
-    hailo_platform.DEVICE.reset()  # type: ignore[attr-defined]
-    yield hailo_platform
-    _drop_platform_modules()
+    hailo_platform = fake_library("hailo_platform")
+    hailo_platform.DEVICE.reset()
+    return hailo_platform
 
 
 @pytest.fixture
@@ -96,7 +87,7 @@ def test_primes_once_then_sends_only_new_messages(
     make_engine: Callable[..., HailoEngine], fake_hailo: Any
 ) -> None:
     engine = make_engine()
-    assert isinstance(engine, Engine) and engine.incremental
+    assert isinstance(engine, Engine)
     first = [SYSTEM, {"role": "user", "content": "What is the capital of France?"}]
     reply = run(engine, first)
     assert reply and "<|im_end|>" not in reply
@@ -317,20 +308,25 @@ def test_missing_hef_names_path_and_where_to_get_one(
         make_engine(hef=None)
 
 
-def test_from_config(make_engine: Callable[..., HailoEngine], hef: Path, tmp_path: Path) -> None:
+def test_the_config_builds_the_engine_the_worker_runs(
+    make_engine: Callable[..., HailoEngine], hef: Path, tmp_path: Path
+) -> None:
+    """[llm.hailo] reaches the engine through the one path the daemon takes."""
     config = Config.model_validate(
         {
             "llm": {
+                "backend": "hailo",
                 "hailo": {
                     "hef": str(hef),
                     "context_cache_dir": str(tmp_path / "c"),
                     "group_id": "G",
-                }
+                },
             }
         }
     )
-    engine = HailoEngine.from_config(config)
+    engine = create_engine(select_engine_spec(config))
     try:
+        assert isinstance(engine, HailoEngine)
         extra = engine.status().extra
         assert extra["group_id"] == "G" and extra["call_markers"] == ["<tool-call>", "</tool-call>"]
     finally:
@@ -345,24 +341,6 @@ def test_missing_hailo_platform_says_how_to_install(
         HailoEngine(hef=tmp_path / "x.hef", context_cache_dir=tmp_path)
     message = str(info.value)
     assert "hailo-h10-all" in message and "--system-site-packages" in message
-
-
-def test_stream_filter_rewrites_split_markers_and_cuts_at_stop() -> None:
-    flt = StreamFilter(
-        ["<|im_end|>"], {"<tool-call>": "<tool_call>", "</tool-call>": "</tool_call>"}
-    )
-    pieces = [
-        "ok <to",
-        "ol-ca",
-        'll>{"name": "led"}</tool',
-        "-call>",
-        " done<|im_",
-        "end|>",
-        "junk",
-    ]
-    out = "".join(flt.feed(p) for p in pieces) + flt.flush()
-    assert out == 'ok <tool_call>{"name": "led"}</tool_call> done'
-    assert flt.stopped
 
 
 def test_a_side_question_leaves_the_conversation_context_as_it_was(

@@ -2,8 +2,8 @@
 
 from __future__ import annotations
 
+import asyncio
 import json
-import socket
 import subprocess
 import sys
 import threading
@@ -16,10 +16,17 @@ from typing import Any, ClassVar
 import httpx
 import pytest
 
+from edgeagent.agent.events import FinalAnswer
+from edgeagent.compose import build_agent, build_llm
 from edgeagent.config import Config
 from edgeagent.errors import BackendUnavailableError, LLMError, ModelNotFoundError
 from edgeagent.llm.base import Engine, GenerateRequest, Message
 from edgeagent.llm.http import HTTPEngine
+from edgeagent.llm.select import create_engine, select_engine_spec
+from edgeagent.tools import tool, tools_from
+from edgeagent.tools.executor import ToolExecutor
+from edgeagent.tools.registry import ToolRegistry
+from tests.loopback import free_port
 
 DATA = Path(__file__).parent / "data"
 ASK: list[Message] = [
@@ -36,12 +43,6 @@ TOOLS = [
         },
     }
 ]
-
-
-def free_port() -> int:
-    with socket.socket() as sock:
-        sock.bind(("127.0.0.1", 0))
-        return int(sock.getsockname()[1])
 
 
 def collect(engine: HTTPEngine, **kw: Any) -> list[str]:
@@ -73,6 +74,9 @@ class OllamaReplay:
                 body = json.loads(self.rfile.read(int(self.headers["Content-Length"])))
                 replay.requests.append({"path": self.path, **body})
                 model = body["model"]
+                if model == "tool-then-answer":  # a call, then an answer to its result
+                    last = body["messages"][-1]["role"]
+                    model = "qwen2.5-coder:1.5b" if last == "tool" else "tool-caller"
                 if model == "no-tools" and "tools" in body:
                     error = b'{"error":"registry.ollama.ai/library/no-tools:latest '
                     error += b'does not support tools"}'
@@ -125,7 +129,7 @@ def ollama_engine(replay: OllamaReplay, model: str = "qwen2.5-coder:1.5b", **kw:
 
 def test_ollama_streams_the_recorded_answer_piece_by_piece(ollama: OllamaReplay) -> None:
     with ollama_engine(ollama) as engine:
-        assert isinstance(engine, Engine) and not engine.incremental
+        assert isinstance(engine, Engine)
         pieces = collect(engine, max_tokens=42, stop=("\n\n",))
     assert pieces == ["The", " capital", " of", " France", " is", " Paris", "."]
     (sent,) = ollama.requests
@@ -209,25 +213,128 @@ def test_connection_refused_names_the_url() -> None:
         collect(engine)
 
 
-def test_from_config_and_status() -> None:
+def test_the_config_builds_the_engine_and_its_status() -> None:
+    """[llm.http] reaches the engine through the one path the daemon takes."""
     config = Config.model_validate(
         {
             "llm": {
+                "backend": "http",
                 "http": {
                     "api": "openai",
                     "base_url": "http://h:1/v1",
                     "model": "x",
                     "native_tools": "off",
-                }
+                },
             }
         }
     )
-    with HTTPEngine.from_config(config) as engine:
+    engine = create_engine(select_engine_spec(config))
+    assert isinstance(engine, HTTPEngine)
+    with engine:
         status = engine.status()
         assert engine.url == "http://h:1/v1/chat/completions"
         assert status.context_window == 2048 and status.extra["native_tools"] == "off"
         assert "estimate" in status.extra["token_count"]
         assert engine.count_tokens(ASK) > engine.count_tokens(ASK[:1])
+
+
+def test_earlier_calls_in_any_call_format_are_replayed_natively(ollama: OllamaReplay) -> None:
+    # The history holds calls as the agent's call format renders them (fence here).
+    fence = '```json\n{"name": "set_led", "arguments": {"color": "red"}}\n```'
+    history: list[Message] = [
+        *ASK,
+        {"role": "assistant", "content": f"On it.\n{fence}"},
+        {"role": "tool", "content": '{"ok": true}'},
+    ]
+    with ollama_engine(ollama, native_tools="on") as engine:
+        collect(engine, messages=history, tools=TOOLS)
+    assert ollama.requests[0]["messages"][2] == {
+        "role": "assistant",
+        "content": "On it.",
+        "tool_calls": [{"function": {"name": "set_led", "arguments": {"color": "red"}}}],
+    }
+
+
+# --- [llm.http] native_tools through the agent that compose builds --------------------------
+
+
+class Led:
+    def __init__(self) -> None:
+        self.commands: list[tuple[str, float]] = []
+
+    @tool
+    def set_led(self, color: str, brightness: float = 1.0) -> str:
+        """Set the LED colour."""
+        self.commands.append((color, brightness))
+        return f"LED {color} at {brightness:.0%}"
+
+
+def agent_turn(ollama: OllamaReplay, model: str, native_tools: str, led: Led) -> FinalAnswer:
+    config = Config.model_validate(
+        {
+            "llm": {
+                "backend": "http",
+                "http": {"base_url": ollama.base_url, "model": model, "native_tools": native_tools},
+            },
+            "agent": {"check_target": False},
+        }
+    )
+    registry = ToolRegistry(tools_from(led))
+    llm = build_llm(config, in_process=True)
+    agent = build_agent(config, llm=llm, executor=ToolExecutor(registry), registry=registry)
+
+    async def main() -> FinalAnswer:
+        try:
+            conversation = agent.new_conversation()
+            events = [
+                e async for e in agent.run("LED red", conversation=conversation, frontend="cli")
+            ]
+        finally:
+            await llm.aclose()
+        assert isinstance(events[-1], FinalAnswer), events
+        return events[-1]
+
+    return asyncio.run(main())
+
+
+@pytest.mark.parametrize("setting", ["auto", "on"])
+def test_native_tools_send_the_enabled_tools_and_the_native_call_runs(
+    ollama: OllamaReplay, setting: str
+) -> None:
+    led = Led()
+    answer = agent_turn(ollama, "tool-then-answer", setting, led)
+    assert led.commands == [("red", 0.8)]  # the server's native call ran the tool
+    assert answer.text == "The capital of France is Paris."
+    first, second = ollama.requests
+    assert first["tools"] == [
+        {
+            "type": "function",
+            "function": {
+                "name": "set_led",
+                "description": "Set the LED colour.",
+                "parameters": {
+                    "type": "object",
+                    "properties": {
+                        "color": {"type": "string"},
+                        "brightness": {"type": "number", "default": 1.0},
+                    },
+                    "required": ["color"],
+                },
+            },
+        }
+    ]
+    call = {"function": {"name": "set_led", "arguments": {"color": "red", "brightness": 0.8}}}
+    assert second["messages"][-2]["tool_calls"] == [call]
+    assert second["messages"][-1] == {
+        "role": "tool",
+        "content": '{"ok": true, "result": "LED red at 80%"}',
+    }
+
+
+def test_native_tools_off_sends_no_tools(ollama: OllamaReplay) -> None:
+    answer = agent_turn(ollama, "qwen2.5-coder:1.5b", "off", Led())
+    assert answer.text == "The capital of France is Paris."
+    assert ollama.requests and not any("tools" in r for r in ollama.requests)
 
 
 # --- OpenAI /v1/chat/completions: a real llama.cpp server ------------------------------------

@@ -8,7 +8,8 @@ from pathlib import Path
 
 import pytest
 
-from edgeagent.config import Config, HTTPConfig, load_config
+from edgeagent.config import Config, HTTPConfig
+from edgeagent.config_file import load_config
 from edgeagent.errors import BackendUnavailableError, ConfigError, ModelNotFoundError
 from edgeagent.llm import select
 from edgeagent.llm.base import GenerateRequest

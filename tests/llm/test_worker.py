@@ -12,7 +12,12 @@ from pathlib import Path
 
 import pytest
 
-from edgeagent.errors import GenerationTimeoutError, ModelNotFoundError, WorkerCrashedError
+from edgeagent.errors import (
+    BackendUnavailableError,
+    GenerationTimeoutError,
+    ModelNotFoundError,
+    WorkerCrashedError,
+)
 from edgeagent.llm.base import GenerateRequest
 from edgeagent.llm.select import EngineSpec
 from edgeagent.llm.worker import WorkerLLM
@@ -219,6 +224,67 @@ def test_llamacpp_worker_streams_recovers_and_cancels(smollm2_path: Path) -> Non
             assert 0 < stopped.extra["last_generated_tokens"] < 100
             assert await collect(llm.stream(ask("Say hello.", max_tokens=16))) == again
             assert llm.restarts == 1  # the cancel stopped the generation, no restart
+        finally:
+            await llm.aclose()
+
+    asyncio.run(main())
+
+
+def test_a_model_slower_than_llm_start_timeout_s_names_the_key_to_raise(script: Path) -> None:
+    """[llm] start_timeout_s reaches the worker; a worker that cannot even start a Python
+    process within 50 ms runs past it, and the error names the key."""
+    from edgeagent.compose import build_llm
+    from edgeagent.config import Config
+
+    config = Config.model_validate(
+        {"llm": {"backend": "scripted", "script": str(script), "start_timeout_s": 0.05}}
+    )
+
+    async def main() -> None:
+        llm = build_llm(config)
+        try:
+            with pytest.raises(BackendUnavailableError) as info:
+                await llm.start()
+            assert "did not load within 0.05 s" in str(info.value)
+            assert "raise [llm] start_timeout_s" in str(info.value)
+            assert not llm.alive  # the half-started worker was stopped
+        finally:
+            await llm.aclose()
+
+    asyncio.run(main())
+
+
+def test_a_frozen_worker_is_replaced_even_when_the_request_gives_up_first(script: Path) -> None:
+    """A worker that stops answering (SIGSTOP: swapping, a hung driver) mid-generation;
+    the request's deadline passes while the worker is being killed. The kill must
+    still finish, and the next request must be served by a new worker (found by
+    bench/hostile.py: every later prompt used to time out on the frozen one)."""
+
+    async def main() -> None:
+        llm = WorkerLLM(
+            EngineSpec("scripted", {"script": str(script)}),
+            generation_timeout_s=1.0,
+            cancel_grace_s=0.5,
+            stop_timeout_s=0.5,
+        )
+        try:
+            await llm.start()
+            frozen = llm.pid
+            assert frozen is not None
+
+            async def consume() -> None:
+                async for _ in llm.stream(ask("long")):
+                    os.kill(frozen, signal.SIGSTOP)
+
+            request = asyncio.create_task(consume())
+            await asyncio.sleep(1.6)  # past the generation timeout, into the cancel grace
+            request.cancel()  # the request's deadline: it gives up mid-replacement
+            with pytest.raises((asyncio.CancelledError, GenerationTimeoutError)):
+                await request
+            answer = await asyncio.wait_for(collect(llm.stream(ask("colour?"))), 20)
+            assert answer == "The LED is red."
+            assert llm.pid != frozen and llm.restarts >= 1
+            assert exited(frozen)
         finally:
             await llm.aclose()
 

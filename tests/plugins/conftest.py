@@ -1,14 +1,12 @@
-"""Make the first-party packages importable from a plain checkout.
-
-After ``pip install -e .`` they already are and this does nothing.
-"""
+"""The plugin tests' simulator: the shared one (tests/conftest.py), as a URL."""
 
 from __future__ import annotations
 
-import sys
-from pathlib import Path
+import pytest
+from edgeagent_sim.server import SimulatorServer
 
-ROOT = Path(__file__).resolve().parents[2]
-for folder in ("plugins", "simulators"):
-    if str(ROOT / folder) not in sys.path:
-        sys.path.append(str(ROOT / folder))
+
+@pytest.fixture
+def simulator(live: SimulatorServer) -> str:
+    """The simulator (4 LEDs) served on a free port of 127.0.0.1; its URL."""
+    return live.url

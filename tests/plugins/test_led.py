@@ -1,19 +1,21 @@
-"""The LED plugin: the SPI waveform, the ws281x driver, the tools on the mock strip, and
-``real`` failing clearly where there is no strip."""
+"""The LED plugin: the SPI waveform, the ws281x driver, the tools on the mock strip, the
+backend and plugin contracts on every backend that loads here, the strip opened only by
+its first call, and ``real`` failing clearly where there is no strip."""
 
 from __future__ import annotations
 
 import asyncio
-import importlib
 import sys
 import types
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from pathlib import Path
-from typing import Any
+from types import ModuleType
+from typing import Any, ClassVar
 
 import edgeagent_led
+import httpx
 import pytest
-from edgeagent_led.backends import open_backend
+from edgeagent_led.backends import BACKENDS, LedBackend
 from edgeagent_led.backends.mock import MockLed
 from edgeagent_led.backends.spi import SPI_HZ, SpiLed, encode_ws2812
 from edgeagent_led.controller import LedController
@@ -23,12 +25,17 @@ from edgeagent_led.strip import LedState
 from edgeagent.compose import build_tools
 from edgeagent.config import Config, ToolsConfig
 from edgeagent.errors import HardwareError
-from edgeagent.tools import make_tool
+from edgeagent.plugin import PluginContext, make_tool
+from edgeagent.testing import BackendContract, LoadedPlugin, PluginContract, load_plugin
 from edgeagent.tools.executor import ToolCall, ToolExecutor
 from edgeagent.tools.registry import ToolRegistry
 
-FAKES = Path(__file__).resolve().parents[1] / "fakes"
 RED, GREEN, BLUE, WHITE, BLACK = (255, 0, 0), (0, 255, 0), (0, 0, 255), (255, 255, 255), (0, 0, 0)
+
+
+def open_backend(options: LedOptions) -> LedBackend:
+    """The backend ``options`` choose, opened now (the plugin opens it on first use)."""
+    return BACKENDS.open(options, PluginContext(name="led", simulator_url="http://unused"))
 
 
 def ws2812_spi_bits(rgb: tuple[int, int, int]) -> bytes:
@@ -59,9 +66,8 @@ def test_spi_encoding_known_bytes_grb_order_and_reset_latch() -> None:
     assert len(latch) * 8 / SPI_HZ >= 280e-6  # WS2812B needs >= 280 us low to latch
 
 
-def test_spi_backend_writes_scaled_pixels_to_the_device(
-    monkeypatch: pytest.MonkeyPatch, tmp_path: Path
-) -> None:
+def fake_spidev(monkeypatch: pytest.MonkeyPatch) -> list[bytes]:
+    """spidev replaced by a device that records each write; the list of writes."""
     written: list[bytes] = []
 
     class FakeSpiDev:
@@ -75,6 +81,13 @@ def test_spi_backend_writes_scaled_pixels_to_the_device(
             pass
 
     monkeypatch.setitem(sys.modules, "spidev", types.SimpleNamespace(SpiDev=FakeSpiDev))
+    return written
+
+
+def test_spi_backend_writes_scaled_pixels_to_the_device(
+    monkeypatch: pytest.MonkeyPatch, tmp_path: Path
+) -> None:
+    written = fake_spidev(monkeypatch)
     (tmp_path / "spidev0.0").touch()
     led = SpiLed.open(LedOptions(backend="real", driver="spi", count=2), dev_dir=tmp_path)
     led.write(LedState(on=True, brightness=50, pixels=("#ff0000", "#ffffff")))
@@ -88,18 +101,13 @@ def test_spi_backend_writes_scaled_pixels_to_the_device(
 
 
 @pytest.fixture
-def fake_ws281x(monkeypatch: pytest.MonkeyPatch) -> Iterator[Any]:
-    monkeypatch.syspath_prepend(str(FAKES))
-    sys.modules.pop("rpi_ws281x", None)
-    try:
-        yield importlib.import_module("rpi_ws281x")
-    finally:
-        sys.modules.pop("rpi_ws281x", None)
+def fake_ws281x(fake_library: Callable[[str], ModuleType]) -> ModuleType:
+    return fake_library("rpi_ws281x")
 
 
 def test_ws281x_backend_fills_the_pixel_buffer_and_shows(fake_ws281x: Any) -> None:
     options = LedOptions(backend="real", driver="ws281x", count=4, pin=18, max_brightness=200)
-    led = open_backend(options, simulator_url="http://unused")
+    led = open_backend(options)
     (strip,) = fake_ws281x.strips
     assert (strip.num, strip.pin, strip.freq_hz, strip.channel) == (4, 18, 800_000, 0)
 
@@ -270,7 +278,7 @@ def test_on_lights_a_strip_left_at_zero_brightness(mock_led: Any) -> None:
 
 def test_ws281x_keeps_the_dimmest_level_lit(fake_ws281x: Any) -> None:
     options = LedOptions(backend="real", driver="ws281x", count=2, max_brightness=40)
-    led = open_backend(options, simulator_url="http://unused")
+    led = open_backend(options)
     (strip,) = fake_ws281x.strips
     led.write(LedState(on=True, brightness=1, pixels=("#ff0000",) * 2))
     assert strip.shown[-1][0] == 1  # 1 % of 40 rounds to 0: still the lowest lit level
@@ -318,20 +326,16 @@ def test_answers_say_what_the_strip_shows(mock_led: Any) -> None:
 
 
 def test_plugin_registers_both_tools_and_goes_dark_on_close() -> None:
-    config = Config(
-        plugins={"led": {"backend": "mock", "count": 3}}, tools=ToolsConfig(wrapped_dir=None)
-    )
-    toolset = build_tools(config, plugins=[("led", edgeagent_led)])
-    assert toolset.registry.names() == ["led", "led_state"]
-    executor = ToolExecutor(toolset.registry)
-    run_tool(executor, "led", color="green")
-    assert run_tool(executor, "led_state")["result"]["on"] is True
-    toolset.close()
-    assert run_tool(executor, "led_state")["result"] == {
-        "on": False,
-        "brightness": 100,
-        "color": "black",
-    }
+    loaded = load_plugin(edgeagent_led, name="led", options={"backend": "mock", "count": 3})
+    assert loaded.registry.names() == ["led", "led_state"]
+    assert loaded.call("led", color="green").ok
+    assert loaded.call("led_state").result["on"] is True
+    loaded.close()
+    (strip,) = loaded.devices
+    assert isinstance(strip.backend, MockLed) and strip.backend.closed
+    assert strip.backend.state == LedState.dark(3)
+    closed = loaded.call("led_state")
+    assert not closed.ok and "the LED strip is closed" in (closed.error or "")
 
 
 def test_bad_plugin_options_name_the_key() -> None:
@@ -346,7 +350,7 @@ def test_bad_plugin_options_name_the_key() -> None:
 def test_real_ws281x_without_the_library_fails_clearly(monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setitem(sys.modules, "rpi_ws281x", None)  # import raises ImportError
     with pytest.raises(HardwareError, match=r"rpi_ws281x.*pip install rpi-ws281x"):
-        open_backend(LedOptions(backend="real", driver="ws281x"), simulator_url="http://x")
+        open_backend(LedOptions(backend="real", driver="ws281x"))
 
 
 def test_real_spi_without_spidev_or_device_fails_clearly(
@@ -354,7 +358,7 @@ def test_real_spi_without_spidev_or_device_fails_clearly(
 ) -> None:
     monkeypatch.setitem(sys.modules, "spidev", None)
     with pytest.raises(HardwareError, match=r"spidev.*pip install spidev"):
-        open_backend(LedOptions(backend="real", driver="spi"), simulator_url="http://x")
+        open_backend(LedOptions(backend="real", driver="spi"))
     monkeypatch.setitem(sys.modules, "spidev", types.SimpleNamespace(SpiDev=object))
     with pytest.raises(HardwareError, match=r"spidev0\.0 does not exist.*raspi-config"):
         SpiLed.open(LedOptions(backend="real", driver="spi"), dev_dir=tmp_path)
@@ -368,10 +372,10 @@ def test_real_auto_picks_spi_on_a_pi5_and_never_falls_back_to_sim(
     model = tmp_path / "model"
     model.write_bytes(b"Raspberry Pi 5 Model B Rev 1.0\x00")
     with pytest.raises(HardwareError, match="driver spi"):
-        open_backend(LedOptions(backend="real", device_model=model), simulator_url="http://x")
+        open_backend(LedOptions(backend="real", device_model=model))
     model.write_bytes(b"Raspberry Pi 4 Model B Rev 1.4\x00")
     with pytest.raises(HardwareError, match="driver ws281x"):
-        open_backend(LedOptions(backend="real", device_model=model), simulator_url="http://x")
+        open_backend(LedOptions(backend="real", device_model=model))
     config = Config(
         plugins={"led": {"backend": "real", "device_model": str(model)}},
         tools=ToolsConfig(wrapped_dir=None),
@@ -379,3 +383,154 @@ def test_real_auto_picks_spi_on_a_pi5_and_never_falls_back_to_sim(
     toolset = build_tools(config, plugins=[("led", edgeagent_led)])
     assert "led" not in toolset.registry
     assert "HardwareError" in toolset.report.failed["led"]
+
+
+# --- the contracts, on every backend that loads here ----------------------------------
+
+
+class TestLedBackends(BackendContract[LedBackend, LedState]):
+    """Mock, simulator, and the two hardware drivers on a fake library."""
+
+    @pytest.fixture(params=["mock", "sim", "ws281x", "spi"])
+    def backend(
+        self, request: pytest.FixtureRequest, monkeypatch: pytest.MonkeyPatch, tmp_path: Path
+    ) -> Iterator[LedBackend]:
+        choice = request.param
+        url = request.getfixturevalue("simulator") if choice == "sim" else "http://unused"
+        if choice == "ws281x":
+            request.getfixturevalue("fake_ws281x")
+        if choice == "spi":
+            fake_spidev(monkeypatch)
+            (tmp_path / "spidev0.0").touch()
+            backend: LedBackend = SpiLed.open(LedOptions(count=4), dev_dir=tmp_path)
+        else:
+            options = LedOptions(
+                backend="real" if choice == "ws281x" else choice, driver="ws281x", count=4
+            )
+            backend = BACKENDS.open(options, PluginContext(name="led", simulator_url=url))
+        yield backend
+        backend.close()
+
+    def samples(self) -> list[LedState]:
+        return [
+            LedState(True, 40, ("#ff0000",) * 4),
+            LedState(True, 100, ("#000000", "#00ff00", "#0000ff", "#ffffff")),
+            LedState(False, 40, ("#ff0000",) * 4),
+        ]
+
+    def write(self, backend: LedBackend, state: LedState) -> None:
+        backend.write(state)
+
+    def read(self, backend: LedBackend) -> LedState:
+        return backend.read()
+
+
+class TestLedPlugin(PluginContract):
+    """The plugin as the daemon loads it, on the mock strip and in the simulator."""
+
+    plugin = edgeagent_led
+    name = "led"
+    use = ("led", {"color": "red", "brightness": 30})
+    bad_calls = (
+        ("led", {"color": "blurple"}),
+        ("led", {"brightness": 150}),
+        ("led", {"color": "red", "first": 6, "last": 9}),
+        ("led", {"first": 1}),
+    )
+    safe_state: ClassVar[dict[str, Any]] = {
+        "on": False,
+        "brightness": 100,
+        "pixels": ["#000000"] * 4,
+    }
+    backends = BACKENDS
+    options_model = LedOptions
+
+    @pytest.fixture(params=["mock", "sim"])
+    def plugin_options(self, request: pytest.FixtureRequest) -> dict[str, Any]:
+        return {"backend": request.param, "count": 4}
+
+    @pytest.fixture
+    def simulator_url(self, request: pytest.FixtureRequest, plugin_options: dict[str, Any]) -> str:
+        if plugin_options["backend"] == "sim":
+            return str(request.getfixturevalue("simulator"))
+        return "http://unused"
+
+    def observe(self, loaded: LoadedPlugin) -> Any:
+        if loaded.options["backend"] == "sim":
+            return httpx.get(f"{loaded.simulator_url}/api/led", trust_env=False).json()
+        (strip,) = loaded.devices
+        assert isinstance(strip.backend, MockLed)
+        return strip.backend.state.to_dict()
+
+
+# --- the strip is opened by its first call, never by loading -----------------------
+
+
+def real_ws281x_config(**tools: Any) -> Config:
+    return Config(
+        plugins={"led": {"backend": "real", "driver": "ws281x", "count": 2}},
+        tools=ToolsConfig(wrapped_dir=None, **tools),
+    )
+
+
+def test_loading_opens_no_strip_and_the_first_call_opens_it_once(fake_ws281x: Any) -> None:
+    toolset = build_tools(real_ws281x_config(), plugins=[("led", edgeagent_led)])
+    assert toolset.registry.names() == ["led", "led_state"]
+    assert fake_ws281x.strips == []  # nothing claimed the PWM/DMA channel yet
+    assert toolset.report.devices["led"] == [
+        "LED strip: backend 'real', 2 pixels through rpi_ws281x on GPIO18"
+    ]
+    executor = ToolExecutor(toolset.registry)
+    run_tool(executor, "led", color="red")
+    run_tool(executor, "led", brightness=50)
+    (strip,) = fake_ws281x.strips
+    toolset.close()
+    assert strip.shown[-1][0] == 0  # the safe state: dark
+
+
+def test_a_disabled_led_never_opens_the_strip(fake_ws281x: Any) -> None:
+    config = real_ws281x_config(disabled=["led", "led_state"])
+    toolset = build_tools(config, plugins=[("led", edgeagent_led)])
+    assert "led" not in toolset.registry and "led" in toolset.report.loaded
+    toolset.close()  # a strip that was never opened is not opened to darken it
+    assert fake_ws281x.strips == []
+
+
+def test_a_disabled_plugin_is_not_loaded_and_its_strip_never_opened(fake_ws281x: Any) -> None:
+    config = real_ws281x_config(disabled_plugins=["led"])
+    toolset = build_tools(config, plugins=[("led", edgeagent_led)])
+    assert toolset.report.disabled == ["led"] and toolset.report.loaded == []
+    assert len(toolset.registry) == 0
+    toolset.close()
+    assert fake_ws281x.strips == []
+
+
+def test_the_default_backend_says_it_is_the_simulator_and_how_to_choose_the_strip(
+    caplog: pytest.LogCaptureFixture,
+) -> None:
+    config = Config(tools=ToolsConfig(wrapped_dir=None))
+    with caplog.at_level("INFO", logger="edgeagent.tools.plugins"):
+        toolset = build_tools(config, plugins=[("led", edgeagent_led)])
+    (line,) = toolset.report.devices["led"]
+    assert line == (
+        "LED strip: backend 'sim', the simulator at http://127.0.0.1:8765 (run `edgeagent "
+        "sim`) (the default; set [plugins.led] backend = 'real' to drive the hardware)"
+    )
+    assert line in caplog.text
+    chosen = Config(plugins={"led": {"backend": "sim"}}, tools=ToolsConfig(wrapped_dir=None))
+    (line,) = build_tools(chosen, plugins=[("led", edgeagent_led)]).report.devices["led"]
+    assert "the default" not in line  # chosen on purpose: nothing to point out
+
+
+def test_on_a_raspberry_pi_the_default_backend_is_a_warning(
+    monkeypatch: pytest.MonkeyPatch, caplog: pytest.LogCaptureFixture
+) -> None:
+    from edgeagent.tools import plugins
+
+    monkeypatch.setattr(plugins, "is_raspberry_pi", lambda: True)
+    with caplog.at_level("INFO", logger="edgeagent.tools.plugins"):
+        build_tools(Config(tools=ToolsConfig(wrapped_dir=None)), plugins=[("led", edgeagent_led)])
+    (record,) = [r for r in caplog.records if "LED strip" in r.getMessage()]
+    assert record.levelname == "WARNING"
+    assert "nothing on this Raspberry Pi is driven" in record.getMessage()
+    assert "set [plugins.led] backend = 'real'" in record.getMessage()

@@ -1,5 +1,6 @@
 """The servo plugin: pulse widths on gpiozero's mock PWM pin, detaching, clamping,
-relative moves, and ``real`` failing clearly without GPIO."""
+relative moves, the backend and plugin contracts on every backend that loads here, the
+pin claimed only by the first call, and ``real`` failing clearly without GPIO."""
 
 from __future__ import annotations
 
@@ -7,11 +8,12 @@ import asyncio
 import sys
 from collections.abc import Iterator
 from pathlib import Path
-from typing import Any
+from typing import Any, ClassVar
 
 import edgeagent_servo
+import httpx
 import pytest
-from edgeagent_servo.backends import open_backend
+from edgeagent_servo.backends import BACKENDS, ServoBackend
 from edgeagent_servo.backends.gpiozero_servo import GpiozeroServo
 from edgeagent_servo.backends.mock import MockServo
 from edgeagent_servo.backends.sysfs import SysfsServo
@@ -22,7 +24,8 @@ from gpiozero.pins.mock import MockFactory, MockPWMPin
 from edgeagent.compose import build_tools
 from edgeagent.config import Config, ToolsConfig
 from edgeagent.errors import HardwareError
-from edgeagent.tools import make_tool
+from edgeagent.plugin import PluginContext, make_tool
+from edgeagent.testing import BackendContract, LoadedPlugin, PluginContract, load_plugin
 from edgeagent.tools.executor import ToolCall, ToolExecutor
 from edgeagent.tools.registry import ToolRegistry
 
@@ -230,19 +233,21 @@ def test_sysfs_backend_writes_period_duty_and_releases(tmp_path: Path) -> None:
 
 
 def test_plugin_registers_tools_and_closes_the_backend() -> None:
-    config = Config(plugins={"servo": {"backend": "mock"}}, tools=ToolsConfig(wrapped_dir=None))
-    toolset = build_tools(config, plugins=[("servo", edgeagent_servo)])
-    assert toolset.registry.names() == ["servo", "servo_state"]
-    assert toolset.registry.get("servo").kind == "act"
-    assert toolset.registry.get("servo_state").kind == "read"
-    assert len(toolset.closers) == 1
+    loaded = load_plugin(edgeagent_servo, name="servo", options={"backend": "mock"})
+    assert loaded.registry.names() == ["servo", "servo_state"]
+    assert loaded.registry.get("servo").kind == "act"
+    assert loaded.registry.get("servo_state").kind == "read"
+    assert loaded.call("servo", angle=10).ok
+    loaded.close()
+    (servo,) = loaded.devices
+    assert isinstance(servo.backend, MockServo) and servo.backend.closed
 
 
 def test_real_without_gpio_fails_clearly(monkeypatch: pytest.MonkeyPatch) -> None:
     options = ServoOptions(backend="real")
     monkeypatch.setitem(sys.modules, "gpiozero", None)
     with pytest.raises(HardwareError, match=r"needs gpiozero.*pip install gpiozero lgpio"):
-        open_backend(options, simulator_url="http://x")
+        BACKENDS.open(options, PluginContext(name="servo"))
 
 
 def test_real_on_a_machine_without_pins_names_the_fix(
@@ -263,3 +268,136 @@ def test_real_on_a_machine_without_pins_names_the_fix(
     assert "HardwareError" in reason and "lgpio" in reason
     with pytest.raises(HardwareError, match="dtoverlay=pwm-2chan"):
         SysfsServo.open(ServoOptions(backend="real", driver="sysfs", pwm_root=tmp_path))
+
+
+def test_with_gpio_but_no_pin_library_the_first_call_names_the_fix(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    from gpiozero import Device
+
+    monkeypatch.setenv("GPIOZERO_PIN_FACTORY", "lgpio")  # as on a Pi 5
+    monkeypatch.setitem(sys.modules, "lgpio", None)  # ... without python3-lgpio
+    monkeypatch.setattr(Device, "pin_factory", None)
+    loaded = load_plugin(edgeagent_servo, name="servo", options={"backend": "real"})
+    assert not loaded.opened
+    result = loaded.call("servo", angle=10)
+    assert not result.ok and result.error is not None
+    assert "cannot drive a servo on GPIO17" in result.error and "install lgpio" in result.error
+
+
+# --- the contracts, on every backend that loads here ----------------------------------
+
+
+class TestServoBackends(BackendContract[ServoBackend, float]):
+    """Mock, simulator, gpiozero on its mock PWM pins, and sysfs on a fake PWM chip."""
+
+    @pytest.fixture(params=["mock", "sim", "gpiozero", "sysfs"])
+    def backend(
+        self, request: pytest.FixtureRequest, factory: MockFactory, tmp_path: Path
+    ) -> Iterator[ServoBackend]:
+        choice = request.param
+        backend: ServoBackend
+        if choice == "gpiozero":
+            options = ServoOptions(backend="real", settle_s=0)
+            backend = GpiozeroServo.open(options, pin_factory=factory, sleep=lambda _: None)
+        elif choice == "sysfs":
+            (tmp_path / "pwmchip0" / "pwm2").mkdir(parents=True)
+            options = ServoOptions(backend="real", driver="sysfs", pwm_root=tmp_path)
+            backend = SysfsServo.open(options, sleep=lambda _: None)
+        else:
+            url = request.getfixturevalue("simulator") if choice == "sim" else "http://unused"
+            options = ServoOptions(backend=choice)
+            backend = BACKENDS.open(options, PluginContext(name="servo", simulator_url=url))
+        yield backend
+        backend.close()
+
+    def samples(self) -> list[float]:
+        return [-45.0, 0.0, 90.0, 12.5]
+
+    def write(self, backend: ServoBackend, state: float) -> None:
+        backend.move_to(state)
+
+    def read(self, backend: ServoBackend) -> float:
+        angle = backend.read()
+        assert angle is not None
+        return angle
+
+
+class TestServoPlugin(PluginContract):
+    """The plugin as the daemon loads it, on the mock servo and in the simulator."""
+
+    plugin = edgeagent_servo
+    name = "servo"
+    use = ("servo", {"angle": 30})
+    bad_calls = (
+        ("servo", {}),
+        ("servo", {"angle": 10, "left": 10}),
+        ("servo", {"angle": "north"}),
+        ("servo", {"angle": float("nan")}),
+    )
+    safe_state: ClassVar[float] = 30.0  # released where it was: a servo holds its position
+    backends = BACKENDS
+    options_model = ServoOptions
+
+    @pytest.fixture(params=["mock", "sim"])
+    def plugin_options(self, request: pytest.FixtureRequest) -> dict[str, Any]:
+        return {"backend": request.param}
+
+    @pytest.fixture
+    def simulator_url(self, request: pytest.FixtureRequest, plugin_options: dict[str, Any]) -> str:
+        if plugin_options["backend"] == "sim":
+            return str(request.getfixturevalue("simulator"))
+        return "http://unused"
+
+    def observe(self, loaded: LoadedPlugin) -> Any:
+        if loaded.options["backend"] == "sim":
+            reply = httpx.get(f"{loaded.simulator_url}/api/servo", trust_env=False)
+            return reply.json()["angle"]
+        (servo,) = loaded.devices
+        assert isinstance(servo.backend, MockServo)
+        return servo.backend.angle
+
+
+# --- the pin is claimed by the first call, never by loading --------------------------
+
+
+@pytest.fixture
+def default_mock_pins(monkeypatch: pytest.MonkeyPatch) -> Iterator[MockFactory]:
+    """gpiozero's default pin factory is mock pins, as GPIOZERO_PIN_FACTORY=mock makes it."""
+    from gpiozero import Device
+
+    factory = MockFactory(pin_class=MockPWMPin)
+    monkeypatch.setenv("GPIOZERO_PIN_FACTORY", "mock")
+    monkeypatch.setattr(Device, "pin_factory", factory)
+    yield factory
+    factory.close()
+
+
+def real_servo_config(**tools: Any) -> Config:
+    return Config(
+        plugins={"servo": {"backend": "real", "settle_s": 0}},
+        tools=ToolsConfig(wrapped_dir=None, **tools),
+    )
+
+
+def test_loading_claims_no_pin_and_the_first_call_claims_it(
+    default_mock_pins: MockFactory,
+) -> None:
+    toolset = build_tools(real_servo_config(), plugins=[("servo", edgeagent_servo)])
+    assert toolset.registry.names() == ["servo", "servo_state"]
+    assert default_mock_pins.pins == {}  # GPIO17 is free for a running daemon
+    result = asyncio.run(ToolExecutor(toolset.registry).execute(ToolCall("servo", {"angle": 0})))
+    assert result.ok, result.error
+    assert len(default_mock_pins.pins) == 1
+    toolset.close()
+
+
+def test_a_disabled_servo_never_claims_its_pin(default_mock_pins: MockFactory) -> None:
+    for config in (
+        real_servo_config(disabled=["servo", "servo_state"]),
+        real_servo_config(disabled_plugins=["servo"]),
+    ):
+        toolset = build_tools(config, plugins=[("servo", edgeagent_servo)])
+        assert "servo" not in toolset.registry
+        toolset.close()
+    assert default_mock_pins.pins == {}

@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import asyncio
 import json
-import socket
 import time
 from typing import Any
 
@@ -21,6 +20,7 @@ from edgeagent.compose import build_tools
 from edgeagent.config import Config, SimulatorConfig, ToolsConfig
 from edgeagent.errors import SimulatorUnreachableError
 from edgeagent.tools.executor import ToolCall, ToolExecutor
+from tests.loopback import free_port
 
 
 def test_sim_led_writes_and_reads_the_simulator(live: SimulatorServer, http: httpx.Client) -> None:
@@ -87,12 +87,6 @@ def test_event_stream_sends_a_snapshot_then_each_change(
         snapshot = json.loads(second[6:])
         assert snapshot["servo"] == {"angle": 45.0}
         assert snapshot["version"] == json.loads(first[6:])["version"] + 1
-
-
-def free_port() -> int:
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return int(s.getsockname()[1])
 
 
 @pytest.mark.parametrize("backend", ["led", "servo"])

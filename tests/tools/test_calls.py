@@ -5,11 +5,11 @@ from __future__ import annotations
 from typing import Any
 
 import pytest
-from call_cases import BROKEN, CASES, FENCE_CALL, PARIS, RED
 
 from edgeagent.errors import ConfigError
 from edgeagent.tools.calls import get_call_format
 from edgeagent.tools.executor import ToolCall
+from tests.tools.call_cases import BROKEN, CASES, FENCE_CALL, PARIS, RED
 
 
 @pytest.mark.parametrize("fmt", ["json", "xml"])
@@ -122,3 +122,15 @@ def test_a_fenced_call_without_arguments() -> None:
     assert parsed.calls == [ToolCall("uptime", {})] and parsed.text == ""
     # Outside a fence, a lone {"name": ...} stays text: it may be data, not a call.
     assert get_call_format("fence").parse('{"name": "Ada"}').calls == []
+
+
+@pytest.mark.parametrize("fmt", ["json", "fence", "xml"])
+@pytest.mark.parametrize("depth", [40, 900, 1500])
+def test_arguments_nested_too_deep_are_a_parse_error_not_a_crash(fmt: str, depth: int) -> None:
+    # A looping or hostile model: RecursionError used to escape the parser and was
+    # logged as a failure of the model backend.
+    nested = "[" * depth + "]" * depth
+    body = '{"name": "servo", "arguments": {"angle": ' + nested + "}}"
+    for raw in (f"<tool_call>{body}</tool_call>", f"```json\n{body}\n```"):
+        parsed = get_call_format(fmt).parse(raw)
+        assert parsed.calls == [] and parsed.errors, raw[:40]

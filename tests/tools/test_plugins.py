@@ -19,7 +19,7 @@ import pytest
 PLUGIN_SOURCE = '''
 from typing import Annotated
 from pydantic import Field
-from edgeagent.tools import hookimpl, tool
+from edgeagent.plugin import hookimpl, tool
 
 
 @tool(kind="read")
@@ -181,3 +181,19 @@ def test_config_disables_tools_by_name(site: Path, tmp_path: Path) -> None:
     called = edgeagent(site, tmp_path, "tools", "call", "hello", '{"name": "Bo"}')
     assert called.returncode == 1
     assert "Unknown tool 'hello'" in json.loads(called.stdout)["error"]
+
+
+def test_a_disabled_plugin_is_never_imported(site: Path, tmp_path: Path) -> None:
+    (tmp_path / "edgeagent.toml").write_text(
+        '[tools]\ndisabled_plugins = ["edgeagent_broken_import", "edgeagent_hello"]\n'
+        '[plugins.led]\nbackend = "mock"\n[plugins.servo]\nbackend = "mock"\n'
+    )
+    listed = edgeagent(site, tmp_path, "tools", "list")
+    assert listed.returncode == 0, listed.stderr
+    # Importing it would fail on its missing dependency; disabled, it is never imported.
+    assert "edgeagent_missing_dependency" not in listed.stderr
+    assert "edgeagent_broken_hook' skipped" in listed.stderr  # not disabled: still loaded
+    hello = [line.split()[0] for line in listed.stdout.splitlines()]
+    assert hello.count("hello") == 1  # edgeagent_zhello's, not edgeagent_hello's
+    called = edgeagent(site, tmp_path, "tools", "call", "hello", '{"name": "Bo"}')
+    assert json.loads(called.stdout)["result"] == "hello Bo from edgeagent-zhello"

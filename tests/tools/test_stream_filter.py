@@ -4,11 +4,11 @@ from __future__ import annotations
 
 import pytest
 
-# The parser's table, so that stream and parser are checked on the same outputs.
-from call_cases import BROKEN, CASES
-
-from edgeagent.tools.calls import StreamFilter, get_call_format
+from edgeagent.tools.calls import CallMarkupFilter, get_call_format
 from edgeagent.tools.executor import ToolCall
+
+# The parser's table, so that stream and parser are checked on the same outputs.
+from tests.tools.call_cases import BROKEN, CASES
 
 RED = ToolCall("led", {"color": "red"})
 
@@ -49,7 +49,7 @@ STREAMS: list[tuple[str, str, str]] = [
 ]
 
 
-def run(stream: StreamFilter, chunks: list[str]) -> str:
+def run(stream: CallMarkupFilter, chunks: list[str]) -> str:
     return "".join(stream.feed(c) for c in chunks) + stream.flush()
 
 

@@ -12,7 +12,7 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
-from edgeagent.errors import HardwareError
+from edgeagent.plugin import HardwareError
 from edgeagent_led.options import LedOptions
 from edgeagent_led.strip import RGB, LedState
 
@@ -49,7 +49,8 @@ class SpiLed:
         self._state = LedState.dark(count)
 
     @classmethod
-    def open(cls, options: LedOptions, *, dev_dir: Path = Path("/dev")) -> SpiLed:
+    def check(cls, options: LedOptions, *, dev_dir: Path = Path("/dev")) -> Any:
+        """spidev installed and the device node there; opens nothing. Returns spidev."""
         try:
             import spidev
         except ImportError:
@@ -64,13 +65,19 @@ class SpiLed:
                 f"{device} does not exist: enable SPI with `sudo raspi-config nonint do_spi 0` "
                 f"(or dtparam=spi=on in /boot/firmware/config.txt) and reboot"
             )
+        return spidev
+
+    @classmethod
+    def open(cls, options: LedOptions, *, dev_dir: Path = Path("/dev")) -> SpiLed:
+        spidev = cls.check(options, dev_dir=dev_dir)
         spi = spidev.SpiDev()
         try:
             spi.open(options.spi_bus, options.spi_device)
         except PermissionError:
             raise HardwareError(
-                f"no permission to open {device}: add this user to the spi group "
-                f"(`sudo usermod -aG spi $USER`, then log in again)"
+                f"no permission to open {dev_dir / f'spidev{options.spi_bus}.{options.spi_device}'}"
+                f": add this user to the spi group (`sudo usermod -aG spi $USER`, then log in "
+                f"again)"
             ) from None
         spi.max_speed_hz = SPI_HZ
         spi.mode = 0
@@ -84,6 +91,8 @@ class SpiLed:
         self._state = state
 
     def read(self) -> LedState:
+        if self._spi is None:
+            raise HardwareError("the LED strip is closed")
         return self._state
 
     def close(self) -> None:

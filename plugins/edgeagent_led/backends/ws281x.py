@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from edgeagent.errors import HardwareError
+from edgeagent.plugin import HardwareError
 from edgeagent_led.options import LedOptions
 from edgeagent_led.strip import LedState
 
@@ -19,7 +19,8 @@ class Ws281xLed:
         self._state = LedState.dark(count)
 
     @classmethod
-    def open(cls, options: LedOptions) -> Ws281xLed:
+    def check(cls, options: LedOptions) -> Any:
+        """rpi_ws281x installed; opens nothing. Returns the module."""
         try:
             import rpi_ws281x
         except ImportError:
@@ -29,6 +30,11 @@ class Ws281xLed:
                 'It works on a Raspberry Pi 4 or older; on a Pi 5 set driver = "spi", '
                 'or use backend = "sim" without hardware'
             ) from None
+        return rpi_ws281x
+
+    @classmethod
+    def open(cls, options: LedOptions) -> Ws281xLed:
+        rpi_ws281x = cls.check(options)
         strip = rpi_ws281x.PixelStrip(
             options.count,
             options.pin,
@@ -60,6 +66,8 @@ class Ws281xLed:
         self._state = state
 
     def read(self) -> LedState:
+        if self._strip is None:
+            raise HardwareError("the LED strip is closed")
         return self._state
 
     def close(self) -> None:

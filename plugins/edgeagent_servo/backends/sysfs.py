@@ -11,7 +11,7 @@ import time
 from collections.abc import Callable
 from pathlib import Path
 
-from edgeagent.errors import HardwareError
+from edgeagent.plugin import HardwareError
 from edgeagent_servo.options import ServoOptions
 
 
@@ -29,17 +29,24 @@ class SysfsServo:
         self.options = options
         self._sleep = sleep
         self._angle: float | None = None
+        self._closed = False
 
     @classmethod
-    def open(
-        cls, options: ServoOptions, *, sleep: Callable[[float], None] = time.sleep
-    ) -> SysfsServo:
+    def check(cls, options: ServoOptions) -> Path:
+        """The PWM chip is there; touches nothing. Returns its directory."""
         chip = options.pwm_root / f"pwmchip{options.pwm_chip}"
         if not chip.is_dir():
             raise HardwareError(
                 f"{chip} does not exist: add dtoverlay=pwm-2chan to /boot/firmware/config.txt "
                 f'and reboot, or use driver = "gpiozero"'
             )
+        return chip
+
+    @classmethod
+    def open(
+        cls, options: ServoOptions, *, sleep: Callable[[float], None] = time.sleep
+    ) -> SysfsServo:
+        chip = cls.check(options)
         channel = chip / f"pwm{options.pwm_channel}"
         try:
             if not channel.is_dir():
@@ -58,6 +65,8 @@ class SysfsServo:
         return round(o.min_pulse_us + span * (o.max_pulse_us - o.min_pulse_us))
 
     def move_to(self, angle: float) -> None:
+        if self._closed:
+            raise HardwareError("the servo is closed")
         (self.channel / "duty_cycle").write_text(str(self.pulse_us(angle) * 1000))
         (self.channel / "enable").write_text("1")
         self._sleep(self.options.settle_s)
@@ -65,8 +74,11 @@ class SysfsServo:
         self._angle = angle
 
     def read(self) -> float | None:
+        if self._closed:
+            raise HardwareError("the servo is closed")
         return self._angle
 
     def close(self) -> None:
+        self._closed = True
         with contextlib.suppress(OSError):  # already released, or the chip went away
             (self.channel / "enable").write_text("0")

@@ -17,8 +17,7 @@ from typing import Annotated, Any, Literal
 import httpx
 from pydantic import BeforeValidator, Field
 
-from edgeagent.errors import ToolError
-from edgeagent.tools import Tool, make_tool, tool
+from edgeagent.plugin import Tool, ToolError, make_tool, tool
 from edgeagent_weather.days import MAX_DAY, WEEKDAYS, days_ahead
 
 CACHE_ENTRIES = 128

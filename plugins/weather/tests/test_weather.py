@@ -3,13 +3,12 @@ layout (geocoding ``/v1/search`` and forecast ``/v1/forecast``). Nothing leaves 
 
 from __future__ import annotations
 
-import asyncio
 import datetime as dt
 import json
 import socket
 import threading
 import time
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from typing import Any
@@ -19,10 +18,8 @@ import pytest
 from edgeagent_weather import register_tools
 from edgeagent_weather.service import OpenMeteo
 
-from edgeagent.errors import ConfigError, ToolError
-from edgeagent.tools import PluginContext, Tool
-from edgeagent.tools.executor import ToolCall, ToolExecutor
-from edgeagent.tools.registry import ToolRegistry
+from edgeagent.plugin import ConfigError, PluginContext, Tool, ToolError
+from edgeagent.testing import call_tool
 
 PLACES = {
     "berlin": {
@@ -219,8 +216,7 @@ def test_metric_forecast_summary(server: FakeOpenMeteo) -> None:
 def test_day_is_read_from_the_device_clock(
     server: FakeOpenMeteo, day: str | int, date: str
 ) -> None:
-    executor = ToolExecutor(ToolRegistry([service(server).as_tool()]))
-    result = asyncio.run(executor.execute(ToolCall("weather", {"location": "Berlin", "day": day})))
+    result = call_tool([service(server).as_tool()], "weather", location="Berlin", day=day)
     assert result.ok, result.error
     assert result.result["date"] == date
     assert result.result["weekday"] == dt.date.fromisoformat(date).strftime("%A")
@@ -259,7 +255,7 @@ def test_answers_are_cached_per_instance_until_the_ttl_passes(server: FakeOpenMe
     clock = Clock()
     weather = service(server, cache_ttl_s=60, clock=clock)
     first = weather.weather("Berlin", "tomorrow")
-    assert weather.weather(" berlin ", 1) == first  # the same day, said another way
+    assert weather.weather(" berlin ", "1") == first  # the same day, said another way
     assert len(server.requests) == 2  # one geocoding, one forecast
     weather.weather("Berlin", "in 4 days")  # another day: the place is cached, not the forecast
     assert [p for p, _ in server.requests] == ["/v1/search", "/v1/forecast", "/v1/forecast"]
@@ -322,10 +318,9 @@ def test_days_out_of_range_or_unknown_are_refused_before_any_request(
     server: FakeOpenMeteo,
 ) -> None:
     tool = service(server).as_tool()
-    executor = ToolExecutor(ToolRegistry([tool]))
 
     def error(day: Any) -> str:
-        result = asyncio.run(executor.execute(ToolCall("weather", {"location": "B", "day": day})))
+        result = call_tool([tool], "weather", location="B", day=day)
         assert not result.ok and result.error is not None
         return result.error
 
@@ -373,7 +368,7 @@ def test_answer_states_the_fields_of_the_result(server: FakeOpenMeteo) -> None:
         "Berlin, Land Berlin, Germany on Tuesday 2025-06-03: slight rain, 12.0–22.0 °C, "
         "20 % chance of precipitation (2.0 mm), wind up to 13.0 km/h."
     )
-    far = weather.weather("Berlin", 15)  # no precipitation probability that far ahead
+    far = weather.weather("Berlin", "15")  # no precipitation probability that far ahead
     assert tool.answer(far) == (
         "Berlin, Land Berlin, Germany on Monday 2025-06-16: thunderstorm, 25.0–35.0 °C, "
         "15.0 mm of precipitation, wind up to 13.0 km/h."
@@ -384,21 +379,20 @@ def test_answer_states_the_fields_of_the_result(server: FakeOpenMeteo) -> None:
 
 
 def test_plugin_hook_reads_its_options_and_closes_its_client(server: FakeOpenMeteo) -> None:
-    registered: list[Tool] = []
+    registered: list[Tool | Callable[..., Any]] = []
     context = PluginContext(
         name="weather",
         options={"geocoding_url": server.url, "forecast_url": server.url, "units": "imperial"},
     )
     register_tools(register=registered.append, context=context)
     (tool,) = registered
-    assert tool.name == "weather"
-    executor = ToolExecutor(ToolRegistry([tool]))
-    result = asyncio.run(executor.execute(ToolCall("weather", {"location": "Berlin"})))
+    assert isinstance(tool, Tool) and tool.name == "weather"
+    result = call_tool([tool], "weather", location="Berlin")
     assert result.ok and result.result["temp_max"] == "68.0 °F"
     assert len(context.closers) == 1
     context.closers[0]()
     asked = len(server.requests)
-    after = asyncio.run(executor.execute(ToolCall("weather", {"location": "Berlin", "day": 3})))
+    after = call_tool([tool], "weather", location="Berlin", day=3)
     assert not after.ok and after.error is not None and "closed" in after.error
     assert len(server.requests) == asked
 

@@ -7,7 +7,7 @@ import datetime as dt
 import pytest
 from edgeagent_weather.days import days_ahead
 
-from edgeagent.errors import ToolArgumentError
+from edgeagent.plugin import ToolArgumentError
 
 TUESDAY = dt.date(2026, 11, 24)
 

@@ -7,11 +7,11 @@ Options (``[plugins.weather]``): ``units`` (metric|imperial), ``geocoding_url`` 
 
 from __future__ import annotations
 
-from typing import Any, Literal
+from typing import Literal
 
 from pydantic import BaseModel, ConfigDict, Field
 
-from edgeagent.tools import PluginContext, hookimpl
+from edgeagent.plugin import PluginContext, Register, hookimpl
 from edgeagent_weather.service import OpenMeteo
 
 
@@ -36,7 +36,7 @@ def build_service(options: WeatherOptions) -> OpenMeteo:
 
 
 @hookimpl
-def register_tools(register: Any, context: PluginContext) -> None:
+def register_tools(register: Register, context: PluginContext) -> None:
     service = build_service(context.options_as(WeatherOptions))
     context.on_close(service.close)
     register(service.as_tool())

@@ -10,7 +10,7 @@ from __future__ import annotations
 import datetime as dt
 import re
 
-from edgeagent.errors import ToolArgumentError
+from edgeagent.plugin import ToolArgumentError
 
 MAX_DAY = 15  # Open-Meteo forecasts 16 days: today and 15 more
 ACCEPTED = (

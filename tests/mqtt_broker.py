@@ -21,29 +21,35 @@ from pathlib import Path
 from typing import Any
 
 import paho.mqtt.client as mqtt
+import pytest
 from paho.mqtt.enums import CallbackAPIVersion
 from paho.mqtt.packettypes import PacketTypes
 from paho.mqtt.properties import Properties
 
+from tests.loopback import free_port, wait_for_port
+
 MOSQUITTO = shutil.which("mosquitto") or (
     "/usr/sbin/mosquitto" if Path("/usr/sbin/mosquitto").exists() else None
 )
-
-
-def free_port() -> int:
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return int(s.getsockname()[1])
+needs_mosquitto = pytest.mark.skipif(
+    MOSQUITTO is None, reason="mosquitto is not installed (apt-get install mosquitto)"
+)
+needs_mosquitto_passwd = pytest.mark.skipif(
+    not shutil.which("mosquitto_passwd"), reason="needs mosquitto_passwd (for Broker.users)"
+)
 
 
 @dataclass
 class Broker:
-    """One mosquitto process; ``restart()`` comes back on the same port and data dir."""
+    """One mosquitto process (``with Broker(workdir=...) as broker:`` starts and stops it);
+    ``restart()`` comes back on the same port and data dir."""
 
     workdir: Path
     port: int = field(default_factory=free_port)
     host: str = "127.0.0.1"
     allow_anonymous: bool = True
+    users: dict[str, str] = field(default_factory=dict)
+    """Names and passwords, written to a ``password_file`` by ``mosquitto_passwd``."""
     listener_options: str = ""
     """Lines for this listener (``certfile``, ``require_certificate``...)."""
     extra_conf: str = ""
@@ -54,13 +60,22 @@ class Broker:
         path = self.workdir / "mosquitto.log"
         return path.read_text(errors="replace") if path.exists() else ""
 
+    def __enter__(self) -> Broker:
+        self.start()
+        return self
+
+    def __exit__(self, *_: object) -> None:
+        self.stop()
+
     def start(self, timeout: float = 10.0) -> None:
         assert MOSQUITTO is not None
+        self.workdir.mkdir(parents=True, exist_ok=True)
         conf = self.workdir / "mosquitto.conf"
         conf.write_text(
             f"listener {self.port} {self.host}\n"
             f"{self.listener_options}"
             f"allow_anonymous {str(self.allow_anonymous).lower()}\n"
+            f"{self._password_file()}"
             f"{self.extra_conf}"
             # As root mosquitto would switch to the `mosquitto` user, which cannot write
             # the persistence file into the test's tmp dir; as anyone else it is a no-op.
@@ -76,17 +91,24 @@ class Broker:
         self.process = subprocess.Popen(
             [MOSQUITTO, "-c", str(conf)], stdout=subprocess.DEVNULL, stderr=subprocess.PIPE
         )
-        deadline = time.monotonic() + timeout
-        while time.monotonic() < deadline:
-            if self.process.poll() is not None:
-                err = self.process.stderr.read().decode() if self.process.stderr else ""
-                raise RuntimeError(f"mosquitto exited ({self.process.returncode}): {err}")
-            try:
-                socket.create_connection((self.host, self.port), timeout=0.2).close()
-                return
-            except OSError:
-                time.sleep(0.05)
-        raise RuntimeError(f"mosquitto did not accept connections on {self.port}")
+        try:
+            wait_for_port(self.port, timeout=timeout, process=self.process, host=self.host)
+        except AssertionError as exc:
+            err = ""
+            if self.process.poll() is not None and self.process.stderr is not None:
+                err = self.process.stderr.read().decode()
+            raise RuntimeError(f"mosquitto did not start: {exc}\n{err}{self.log}") from exc
+
+    def _password_file(self) -> str:
+        if not self.users:
+            return ""
+        path = self.workdir / "passwd"
+        path.unlink(missing_ok=True)
+        for name, password in self.users.items():
+            create = [] if path.exists() else ["-c"]
+            command = ["mosquitto_passwd", *create, "-b", str(path), name, password]
+            subprocess.run(command, check=True, capture_output=True)
+        return f"password_file {path}\n"
 
     def stop(self) -> None:
         """SIGTERM: mosquitto writes its persistence file, like a service restart."""
@@ -254,6 +276,21 @@ class TestClient:
     def close(self) -> None:
         self.client.disconnect()
         self.client.loop_stop()
+
+
+def retained_messages(broker: Broker, *filters: str) -> dict[str, Received]:
+    """Every retained message under ``filters``, as a subscriber arriving now gets them."""
+    late = TestClient(broker)
+    marker = f"test/retained-end/{uuid.uuid4().hex}"
+    try:
+        late.publish(marker, "end", retain=True).wait_for_publish(5)
+        for topic in (*filters, marker):
+            late.subscribe(topic)
+        late.wait_for(marker)  # the broker sends retained messages in subscription order
+        late.publish(marker, "", retain=True).wait_for_publish(5)
+        return {m.topic: m for m in late.messages if m.retain and m.topic != marker}
+    finally:
+        late.close()
 
 
 def make_tls_material(directory: Path) -> dict[str, Path]:
