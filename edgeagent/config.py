@@ -5,6 +5,7 @@ the file, the key and the bad value, are :mod:`edgeagent.config_file`.
 """
 from __future__ import annotations
 
+import ipaddress
 import os
 import socket
 import unicodedata
@@ -22,6 +23,7 @@ from pydantic import (
     StrictInt,
     ValidationInfo,
     field_validator,
+    model_validator,
 )
 
 DEFAULT_CACHE = Path("~/.cache/edgeagent").expanduser()
@@ -331,6 +333,84 @@ class SocketConfig(Section):
     """A connection with no complete line for this long is closed."""
 
 
+class MCPServerConfig(Section):
+    """One MCP server whose tools join the registry, ``[mcp.servers.<name>]``."""
+
+    url: HttpUrl | None = None
+    """Its streamable HTTP endpoint, e.g. ``http://homeassistant.local:8123/api/mcp``."""
+    command: list[str] = []
+    """Or the command that starts it on stdio, e.g. ``["uvx", "mcp-server-time"]``."""
+    env: dict[str, str] = {}
+    """Environment for ``command`` (besides a minimal PATH/HOME)."""
+    token_file: Path | None = None
+    """A file holding the bearer token sent to ``url`` (mode 0600, like a password file)."""
+    include: list[str] = []
+    """Only these of its tools (by their name on the server); empty: all."""
+    exclude: list[str] = []
+    timeout_s: StrictFloat = Field(10.0, gt=0, le=300)
+    """The longest one call to it, or connecting to it, may take."""
+
+    @field_validator("command")
+    @classmethod
+    def _command(cls, command: list[str]) -> list[str]:
+        if command and not command[0].strip():
+            raise ValueError("must start with the program to run, e.g. ['uvx', 'mcp-server-time']")
+        return command
+
+    @model_validator(mode="after")
+    def _one_transport(self) -> MCPServerConfig:
+        if (self.url is None) == (not self.command):
+            raise ValueError(
+                "needs exactly one of url (streamable HTTP) or command (stdio), e.g. "
+                "url = \"http://127.0.0.1:8766/mcp\" or command = [\"edgeagent\", \"mcp\", \"serve\"]"
+            )
+        return self
+
+
+class MCPConfig(Section):
+    """edgeagent as an MCP server (``edgeagent mcp serve``, or ``enabled`` in the daemon)
+    and as a client of the servers in ``[mcp.servers.<name>]``."""
+
+    enabled: StrictBool = False
+    """``edgeagent run`` serves MCP over streamable HTTP on ``host``/``port`` too."""
+    host: str = "127.0.0.1"
+    port: StrictInt = Field(8766, ge=1, le=65535)
+    token_file: Path | None = None
+    """Clients must send ``Authorization: Bearer <the file's text>``. Required for a
+    ``host`` that is not loopback."""
+    servers: dict[str, MCPServerConfig] = {}
+
+    @field_validator("servers")
+    @classmethod
+    def _server_names(cls, servers: dict[str, MCPServerConfig]) -> dict[str, MCPServerConfig]:
+        for name in servers:
+            if not name.isidentifier():
+                raise ValueError(
+                    f"server name {name!r} must be letters, digits and '_' (it prefixes "
+                    f"its tools' names), e.g. [mcp.servers.homeassistant]"
+                )
+        return servers
+
+    @model_validator(mode="after")
+    def _token_off_loopback(self) -> MCPConfig:
+        if self.token_file is None and not _loopback(self.host):
+            raise ValueError(
+                f"host {self.host!r} is not a loopback address, and no token_file is set: "
+                f"anyone on the network could move the hardware. Set token_file, or bind "
+                f"host = \"127.0.0.1\""
+            )
+        return self
+
+
+def _loopback(host: str) -> bool:
+    if host == "localhost":
+        return True
+    try:
+        return ipaddress.ip_address(host).is_loopback
+    except ValueError:
+        return False
+
+
 class DaemonConfig(Section):
     queue_size: StrictInt = Field(16, ge=1)
     request_timeout_s: StrictFloat = Field(120.0, gt=0)
@@ -352,6 +432,7 @@ class Config(Section):
     mqtt: MQTTConfig = MQTTConfig()
     homeassistant: HomeAssistantConfig = HomeAssistantConfig()
     socket: SocketConfig = SocketConfig()
+    mcp: MCPConfig = MCPConfig()
     daemon: DaemonConfig = DaemonConfig()
     source: Path | None = Field(None, exclude=True)
     """The file this config was read from (``None`` for defaults only)."""

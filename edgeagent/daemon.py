@@ -38,11 +38,12 @@ from edgeagent.agent.events import ErrorEvent, Event
 from edgeagent.compose import Runtime, ToolSet, build_runtime
 from edgeagent.config import Config, MQTTConfig
 from edgeagent.errors import ConfigError
-from edgeagent.frontends.base import Frontend, Request
+from edgeagent.frontends.base import Frontend, Request, ToolRequest
 from edgeagent.jsontypes import JSONValue
 from edgeagent.llm.base import EngineStatus
 from edgeagent.scheduler import Scheduler
 from edgeagent.systemd import Notifier
+from edgeagent.tools.tool import ToolResult
 
 log = logging.getLogger(__name__)
 
@@ -120,6 +121,7 @@ class Daemon:
         agent = runtime.agent
         self.scheduler = Scheduler(
             agent=agent,
+            tools=runtime.executor,
             sessions=SessionStore(system_prompt=agent.system_prompt, primer=agent.primer),
             queue_size=config.daemon.queue_size,
             request_timeout_s=config.daemon.request_timeout_s,
@@ -227,10 +229,15 @@ class Daemon:
 
     # --- the Dispatcher its front ends submit to --------------------------------------
 
-    def submit(self, request: Request) -> AsyncGenerator[Event, None]:
+    def submit(self, request: Request | ToolRequest) -> AsyncGenerator[Event, None]:
         if self.scheduler is None:
             return _refused("edgeagent is still starting; try again shortly")
         return self.scheduler.submit(request)
+
+    async def call_tool(self, request: ToolRequest) -> ToolResult:
+        if self.scheduler is None:
+            return ToolResult.failure("edgeagent is still starting; try again shortly")
+        return await self.scheduler.call_tool(request)
 
     def reset_session(self, session: str, *, frontend: str) -> bool:
         return self.scheduler is not None and self.scheduler.reset_session(

@@ -23,10 +23,12 @@ from dataclasses import dataclass, field
 from typing import Protocol
 
 from edgeagent.agent.context import Conversation
-from edgeagent.agent.events import ErrorEvent, Event, FinalAnswer
+from edgeagent.agent.events import ErrorEvent, Event, FinalAnswer, ToolCallEvent, ToolResultEvent
 from edgeagent.errors import ProtocolError
-from edgeagent.frontends.base import Request, check_session
+from edgeagent.frontends.base import Request, ToolRequest, check_session
 from edgeagent.jsontypes import JSONValue
+from edgeagent.tools.executor import ToolCall
+from edgeagent.tools.tool import ToolResult
 
 log = logging.getLogger(__name__)
 
@@ -40,6 +42,12 @@ class TurnRunner(Protocol):
     def run(
         self, prompt: str, *, conversation: Conversation, frontend: str
     ) -> AsyncIterator[Event]: ...
+
+
+class ToolRunner(Protocol):
+    """What runs a direct tool call (:class:`edgeagent.tools.executor.ToolExecutor`)."""
+
+    async def execute(self, call: ToolCall, *, frontend: str = ...) -> ToolResult: ...
 
 
 def session_key(frontend: str, session: str) -> str:
@@ -75,7 +83,7 @@ class Counters:
 
 @dataclass(eq=False)
 class _Job:
-    request: Request
+    request: Request | ToolRequest
     deadline: float
     events: asyncio.Queue[Event | None] = field(default_factory=asyncio.Queue)
     task: asyncio.Task[None] | None = None
@@ -101,6 +109,7 @@ class Scheduler:
         self,
         *,
         agent: TurnRunner,
+        tools: ToolRunner,
         sessions: SessionSource,
         queue_size: int,
         request_timeout_s: float,
@@ -108,6 +117,7 @@ class Scheduler:
         clock: Callable[[], float] = time.monotonic,
     ) -> None:
         self.agent = agent
+        self.tools = tools
         self.sessions = sessions
         self.queue_size = queue_size
         self.request_timeout_s = request_timeout_s
@@ -168,14 +178,28 @@ class Scheduler:
     def in_flight(self) -> bool:
         return self._running is not None
 
-    async def submit(self, request: Request) -> AsyncGenerator[Event, None]:
-        """Stream one request's events, ending in one ``FinalAnswer`` or ``ErrorEvent``."""
+    async def call_tool(self, request: ToolRequest) -> ToolResult:
+        """One direct tool call, queued like a prompt: its result, or why it failed."""
+        result = ToolResult.failure("the call ended without a result")
+        stream = self.submit(request)
+        async with contextlib.aclosing(stream):
+            async for event in stream:
+                if isinstance(event, ToolResultEvent):
+                    result = ToolResult(event.ok, event.result, event.error)
+                elif isinstance(event, ErrorEvent):
+                    return ToolResult.failure(event.message)
+        return result
+
+    async def submit(self, request: Request | ToolRequest) -> AsyncGenerator[Event, None]:
+        """Stream one request's events, ending in one ``FinalAnswer`` or ``ErrorEvent``.
+        A :class:`ToolRequest` streams its call, its result and a ``FinalAnswer``."""
         if self._closing is not None:
             self.counters.failed += 1
             yield ErrorEvent(f"{self._closing}; not accepting requests")
             return
         try:
-            check_session(request.session)
+            if isinstance(request, Request):
+                check_session(request.session)
         except ProtocolError as exc:
             self.counters.failed += 1
             yield ErrorEvent(str(exc))
@@ -265,6 +289,9 @@ class Scheduler:
 
     async def _turn(self, job: _Job) -> None:
         request = job.request
+        if isinstance(request, ToolRequest):
+            await self._call(job, request)
+            return
         ended = False
         try:
             session = request.session
@@ -288,6 +315,26 @@ class Scheduler:
         except Exception as exc:
             log.exception("request %s failed", request.id)
             job.events.put_nowait(ErrorEvent(f"internal error: {exc}"))
+
+    async def _call(self, job: _Job, request: ToolRequest) -> None:
+        job.events.put_nowait(ToolCallEvent(request.tool, dict(request.arguments), step=1))
+        try:
+            result = await self.tools.execute(
+                ToolCall(request.tool, dict(request.arguments)), frontend=request.frontend
+            )
+        except asyncio.CancelledError:
+            job.events.put_nowait(ErrorEvent(f"request cancelled: {job.cancelled or 'shutdown'}"))
+            return
+        except Exception as exc:  # the executor turns tool failures into results: a bug
+            log.exception("tool call %s failed", request.id)
+            job.events.put_nowait(ErrorEvent(f"internal error: {exc}"))
+            return
+        job.events.put_nowait(
+            ToolResultEvent(request.tool, result.ok, result.result, result.error, step=1)
+        )
+        call = {"name": request.tool, "arguments": dict(request.arguments), **result.to_dict()}
+        text = result.to_json()
+        job.events.put_nowait(FinalAnswer(text, tool_calls=[call], steps=1))
 
     async def _sweep(self) -> None:
         while True:

@@ -10,12 +10,15 @@ from __future__ import annotations
 import json
 from collections.abc import AsyncGenerator
 from dataclasses import dataclass
-from typing import Protocol, TypeGuard
+from typing import TYPE_CHECKING, Protocol, TypeGuard
 
 from edgeagent.agent.events import Event
 from edgeagent.errors import ProtocolError
 from edgeagent.jsontypes import JSONValue
 from edgeagent.tools.jsonish import MAX_DEPTH, nesting_depth
+
+if TYPE_CHECKING:
+    from edgeagent.tools.tool import ToolResult
 
 MAX_JSON_DEPTH = MAX_DEPTH
 """Nesting allowed in a client's JSON: requests are flat objects; deeper is an attack."""
@@ -46,6 +49,19 @@ class Request:
     stream: bool = False
 
 
+@dataclass(frozen=True)
+class ToolRequest:
+    """One direct tool call from a client, no model involved: MCP's ``tools/call``, the
+    dashboard's call form, the socket's ``{"op": "call"}``. It queues behind the turns
+    like a prompt, so a call never interleaves with a turn's calls on the same device."""
+
+    tool: str
+    arguments: dict[str, JSONValue]
+    frontend: str
+    """The call policy keys on it, as for a :class:`Request`."""
+    id: str | None = None
+
+
 class Dispatcher(Protocol):
     """What a front end submits requests to, and asks about the daemon.
 
@@ -56,6 +72,11 @@ class Dispatcher(Protocol):
     """
 
     def submit(self, request: Request) -> AsyncGenerator[Event, None]: ...
+
+    async def call_tool(self, request: ToolRequest) -> ToolResult:
+        """Run one tool call in the queue, under the policy of ``request.frontend``;
+        every failure (busy, timeout, denied, bad arguments) is a failed result."""
+        ...
 
     def reset_session(self, session: str, *, frontend: str) -> bool: ...
 
@@ -250,4 +271,36 @@ def parse_request(obj: object, *, frontend: str) -> Request:
         id=None if request_id is None else str(request_id),
         session=session,
         stream=stream,
+    )
+
+
+TOOL_REQUEST_FIELDS = ("op", "id", "tool", "arguments", "transaction")
+"""Every field of a direct call, ``{"op": "call", "tool": "led", "arguments": {...}}``."""
+
+
+def parse_tool_request(obj: dict[str, JSONValue], *, frontend: str) -> ToolRequest:
+    """A client's ``{"op": "call"}`` as a :class:`ToolRequest`, or :class:`ProtocolError`
+    naming the first problem (same rules as :func:`parse_request` for ids and fields)."""
+    unknown = sorted(set(obj) - set(TOOL_REQUEST_FIELDS))
+    if unknown:
+        raise ProtocolError(
+            f"unknown field(s) {', '.join(_cut(json.dumps(k)) for k in unknown)}; a call takes "
+            f"{', '.join(TOOL_REQUEST_FIELDS)}"
+        )
+    ids = {key: check_id(key, obj.get(key)) for key in ECHO_FIELDS}
+    tool = obj.get("tool")
+    if not isinstance(tool, str) or not tool.strip():
+        raise ProtocolError(
+            f'"tool" must name a tool, got {shown(tool)}; send e.g. '
+            f'{{"op": "call", "tool": "led", "arguments": {{"color": "red"}}}}'
+        )
+    arguments = obj.get("arguments", {})
+    if not isinstance(arguments, dict):
+        raise ProtocolError(f'"arguments" must be a JSON object, got {shown(arguments)}')
+    request_id = ids["id"] if ids["id"] is not None else ids["transaction"]
+    return ToolRequest(
+        tool=tool.strip(),
+        arguments=arguments,
+        frontend=frontend,
+        id=None if request_id is None else str(request_id),
     )

@@ -10,6 +10,10 @@ A client writes one JSON object per line:
 * ``{"op": "status"}``, ``{"op": "tools"}``, ``{"op": "reset", "session": "kitchen"}``
   and ``{"op": "cancel", "id": "1"}`` answer with one line of ``type`` ``status``,
   ``tools``, ``reset`` or ``cancelled``.
+* ``{"op": "call", "tool": "led", "arguments": {"color": "red"}}`` runs one tool call,
+  no model involved, queued like a prompt; one ``tool_result`` line answers.
+* ``"via": "dashboard"`` on any of these: a local program speaking for another front end
+  (the dashboard's console). Its policy and its sessions are that front end's.
 
 A bad line (not JSON, not UTF-8, too long or too deeply nested, wrong fields, a bad
 ``id`` or ``session``) gets an ``error`` line naming the problem and the connection
@@ -47,7 +51,9 @@ from edgeagent.frontends.base import (
     decode_json,
     echo_fields,
     echo_fields_of_text,
+    ToolRequest,
     parse_request,
+    parse_tool_request,
     shown,
 )
 from edgeagent.jsontypes import JSONValue
@@ -347,9 +353,10 @@ class _Connection:
             await self.send_error(echo, "internal error; see the daemon's log")
 
     async def _answer(self, message: dict[str, Any], request_id: str | int | None) -> None:
+        frontend = _via(message)
         op = message.get("op")
         if op is None:
-            request = parse_request(message, frontend="socket")
+            request = parse_request(message, frontend=frontend)
             task = asyncio.create_task(self._run(request, echo_fields(message)))
             self.requests[task] = request.id
             task.add_done_callback(self.requests.pop)
@@ -359,13 +366,18 @@ class _Connection:
             )
         elif op == "tools":
             await self.send({"type": "tools", "id": request_id, "tools": self.dispatcher.tools()})
+        elif op == "call":
+            call = parse_tool_request(message, frontend=frontend)
+            task = asyncio.create_task(self._call(call, echo_fields(message)))
+            self.requests[task] = call.id
+            task.add_done_callback(self.requests.pop)
         elif op == "reset":
             session = check_session(message.get("session"))
             if session is None:
                 raise ProtocolError(
                     '"reset" needs a "session" name, e.g. {"op": "reset", "session": "kitchen"}'
                 )
-            existed = self.dispatcher.reset_session(session, frontend="socket")
+            existed = self.dispatcher.reset_session(session, frontend=frontend)
             await self.send(
                 {"type": "reset", "id": request_id, "session": session, "existed": existed}
             )
@@ -377,7 +389,7 @@ class _Connection:
             await self.send({"type": "cancelled", "id": request_id, "found": bool(hits)})
         else:
             raise ProtocolError(
-                f"unknown op {shown(op)}; expected one of status, tools, reset, cancel, "
+                f"unknown op {shown(op)}; expected one of status, tools, call, reset, cancel, "
                 f'or a prompt {{"prompt": "..."}}'
             )
 
@@ -398,6 +410,12 @@ class _Connection:
                 log.warning("socket client write failed: %s", exc)
             # The stream was closed above, which cancelled the request.
 
+    async def _call(self, call: ToolRequest, echo: dict[str, str | int]) -> None:
+        result = await self.dispatcher.call_tool(call)
+        payload = {"type": "tool_result", "name": call.tool, **result.to_dict()}
+        with contextlib.suppress(ConnectionError, OSError):
+            await self.send({**payload, "id": echo.get("id"), **echo})
+
     async def close(self) -> None:
         for task in list(self.requests):
             task.cancel()
@@ -406,6 +424,21 @@ class _Connection:
         with contextlib.suppress(Exception):
             self.writer.close()
             await asyncio.wait_for(self.writer.wait_closed(), CLOSING_WRITE_S)
+
+
+VIA = ("dashboard",)
+"""The front ends a socket client may speak for. Only ones no more trusted than the
+socket itself: the dashboard's default policy is narrower than the socket's."""
+
+
+def _via(message: dict[str, Any]) -> str:
+    """The front end a request is from: ``socket``, or its ``via`` (removed from it)."""
+    via = message.pop("via", None)
+    if via is None:
+        return "socket"
+    if via not in VIA:
+        raise ProtocolError(f'"via" must be one of {", ".join(VIA)}, got {shown(via)}')
+    return str(via)
 
 
 def _encode(payload: dict[str, Any]) -> bytes:

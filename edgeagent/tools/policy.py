@@ -22,12 +22,20 @@ from edgeagent.tools.tool import Tool, ToolKind
 
 Confirm = Callable[[Tool, dict[str, Any]], Awaitable[bool]]
 
-FRONT_ENDS = ("mqtt", "socket", "chat", "cli")
+FRONT_ENDS = ("mqtt", "socket", "chat", "cli", "mcp", "dashboard")
 """The front ends a rule may name: ``mqtt`` (Home Assistant too), ``socket`` (``edgeagent
-ask`` and other local clients), ``chat`` (the REPL), ``cli`` (``edgeagent tools call``)."""
+ask`` and other local clients), ``chat`` (the REPL), ``cli`` (``edgeagent tools call``),
+``mcp`` (MCP clients of ``edgeagent mcp serve`` or of the daemon's ``[mcp]`` server),
+``dashboard`` (the console in the simulators' dashboard)."""
 
-DEFAULT_DENY: Mapping[str, tuple[str, ...]] = {"mqtt": ("shell",)}
-"""Broker clients may not read the host: no shell, no wrapper of it."""
+DEFAULT_DENY: Mapping[str, tuple[str, ...]] = {
+    "mqtt": ("shell",),
+    "mcp": ("shell",),
+    "dashboard": ("shell",),
+}
+"""Broker clients, MCP clients and the dashboard may not read the host: no shell, no
+wrapper of it. The dashboard is a loopback web page any local user can open, which the
+socket's file mode would not let in."""
 
 
 def runs_as(tool: Tool) -> frozenset[str]:
