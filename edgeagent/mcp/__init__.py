@@ -1,0 +1,1 @@
+"""MCP both ways: ``edgeagent mcp serve`` and the client of ``[mcp.servers.<name>]``."""
