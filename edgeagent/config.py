@@ -3,6 +3,7 @@
 Reading a file and its ``EDGEAGENT_...`` environment overrides, and the errors that name
 the file, the key and the bad value, are :mod:`edgeagent.config_file`.
 """
+
 from __future__ import annotations
 
 import ipaddress
@@ -362,7 +363,8 @@ class MCPServerConfig(Section):
         if (self.url is None) == (not self.command):
             raise ValueError(
                 "needs exactly one of url (streamable HTTP) or command (stdio), e.g. "
-                "url = \"http://127.0.0.1:8766/mcp\" or command = [\"edgeagent\", \"mcp\", \"serve\"]"
+                'url = "http://127.0.0.1:8766/mcp" or '
+                'command = ["edgeagent", "mcp", "serve"]'
             )
         return self
 
@@ -397,7 +399,7 @@ class MCPConfig(Section):
             raise ValueError(
                 f"host {self.host!r} is not a loopback address, and no token_file is set: "
                 f"anyone on the network could move the hardware. Set token_file, or bind "
-                f"host = \"127.0.0.1\""
+                f'host = "127.0.0.1"'
             )
         return self
 

@@ -46,12 +46,12 @@ from edgeagent.errors import ConfigError, ProtocolError
 from edgeagent.frontends.base import (
     Dispatcher,
     Request,
+    ToolRequest,
     check_id,
     check_session,
     decode_json,
     echo_fields,
     echo_fields_of_text,
-    ToolRequest,
     parse_request,
     parse_tool_request,
     shown,

@@ -8,6 +8,8 @@ from collections.abc import AsyncIterator
 
 from edgeagent.agent.context import Conversation
 from edgeagent.agent.events import Event, FinalAnswer, TextChunk
+from edgeagent.tools.executor import ToolCall
+from edgeagent.tools.tool import ToolResult
 
 
 class RecordingAgent:
@@ -41,3 +43,17 @@ class RecordingAgent:
         conversation.messages.append({"role": "assistant", "content": answer})
         self.finished.append(prompt)
         yield FinalAnswer(text=answer)
+
+
+class RecordingTools:
+    """Runs direct tool calls: ``echo`` returns its arguments, anything else is unknown.
+    Records each call as ``(tool, frontend)``."""
+
+    def __init__(self) -> None:
+        self.calls: list[tuple[str, str]] = []
+
+    async def execute(self, call: ToolCall, *, frontend: str = "cli") -> ToolResult:
+        self.calls.append((call.name, frontend))
+        if call.name != "echo":
+            return ToolResult.failure(f"unknown tool {call.name!r}")
+        return ToolResult.success(call.arguments)

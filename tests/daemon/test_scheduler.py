@@ -11,9 +11,9 @@ import pytest
 
 from edgeagent.agent.context import SessionStore
 from edgeagent.agent.events import ErrorEvent, Event, FinalAnswer, TextChunk
-from edgeagent.frontends.base import Request
+from edgeagent.frontends.base import Request, ToolRequest
 from edgeagent.scheduler import Scheduler
-from tests.daemon.recording_agent import RecordingAgent
+from tests.daemon.recording_agent import RecordingAgent, RecordingTools
 from tests.fake_clock import FakeClock
 
 
@@ -25,7 +25,7 @@ def make(
     sessions = SessionStore(system_prompt="You are a test.", clock=clock)
     options: dict[str, Any] = {"queue_size": 4, "request_timeout_s": 30.0}
     options.update(kwargs)
-    scheduler = Scheduler(agent=agent, sessions=sessions, **options)
+    scheduler = Scheduler(agent=agent, tools=RecordingTools(), sessions=sessions, **options)
     scheduler.start()
     return scheduler, agent, sessions
 
@@ -247,6 +247,47 @@ def test_a_full_store_evicts_the_oldest_session_and_keeps_serving() -> None:
         for name in ("a", "b", "c", "d", "e"):
             assert await collect_from(scheduler, "mqtt", "x", name) == "x: seen 1 user message(s)"
         assert sessions.ids() == ["mqtt/c", "mqtt/d", "mqtt/e"]
+        await scheduler.close()
+
+    asyncio.run(main())
+
+
+def test_a_direct_tool_call_waits_its_turn_and_returns_the_result() -> None:
+    async def main() -> None:
+        scheduler, agent, _ = make()
+        slow = scheduler.submit(Request(prompt="slow turn", frontend="test"))
+        await first_event(slow)  # the turn is running
+        call = asyncio.create_task(
+            scheduler.call_tool(ToolRequest("echo", {"x": 1}, frontend="mcp"))
+        )
+        await asyncio.sleep(0.05)
+        assert not call.done()  # queued behind the turn, not interleaved with it
+        agent.release.set()
+        assert [e async for e in slow][-1].type == "final"
+        result = await call
+        assert result.ok and result.result == {"x": 1}
+        unknown = await scheduler.call_tool(ToolRequest("nope", {}, frontend="mcp"))
+        assert not unknown.ok and "unknown tool 'nope'" in (unknown.error or "")
+        assert scheduler.counters.served == 3
+        assert isinstance(scheduler.tools, RecordingTools)
+        assert scheduler.tools.calls == [("echo", "mcp"), ("nope", "mcp")]
+        await scheduler.close()
+
+    asyncio.run(main())
+
+
+def test_a_direct_tool_call_on_a_full_queue_is_a_failed_result() -> None:
+    async def main() -> None:
+        scheduler, agent, _ = make(queue_size=1)
+        running = scheduler.submit(Request(prompt="slow 1", frontend="test"))
+        await first_event(running)
+        queued = scheduler.submit(Request(prompt="slow 2", frontend="test"))
+        waiting = asyncio.create_task(first_event(queued))
+        await asyncio.sleep(0.05)
+        result = await scheduler.call_tool(ToolRequest("echo", {}, frontend="mcp"))
+        assert not result.ok and "busy" in (result.error or "")
+        agent.release.set()
+        waiting.cancel()
         await scheduler.close()
 
     asyncio.run(main())

@@ -23,11 +23,12 @@ from edgeagent.cli import cli
 from edgeagent.cli import daemon as cli_daemon
 from edgeagent.config import SocketConfig
 from edgeagent.errors import ConfigError
-from edgeagent.frontends.base import Request
+from edgeagent.frontends.base import Request, ToolRequest
 from edgeagent.frontends.client import WELL_KNOWN_SOCKETS
 from edgeagent.frontends.socket import SocketFrontend
 from edgeagent.scheduler import Scheduler
-from tests.daemon.recording_agent import RecordingAgent
+from edgeagent.tools.tool import ToolResult
+from tests.daemon.recording_agent import RecordingAgent, RecordingTools
 from tests.daemon_process import DaemonProcess, write_daemon_config
 
 Served = Callable[[SocketFrontend, RecordingAgent], Awaitable[None]]
@@ -41,6 +42,9 @@ class QueueWithTools:
 
     def submit(self, request: Request) -> AsyncGenerator[Event, None]:
         return self.scheduler.submit(request)
+
+    async def call_tool(self, request: ToolRequest) -> ToolResult:
+        return await self.scheduler.call_tool(request)
 
     def reset_session(self, session: str, *, frontend: str) -> bool:
         return self.scheduler.reset_session(session, frontend=frontend)
@@ -63,6 +67,7 @@ def serve(
         agent = RecordingAgent()
         scheduler = Scheduler(
             agent=agent,
+            tools=RecordingTools(),
             sessions=SessionStore(system_prompt="test"),
             queue_size=64,
             request_timeout_s=10,
@@ -328,6 +333,36 @@ def test_ops_status_tools_and_reset(short_dir: Path) -> None:
         await client.send({"prompt": "fresh", "session": "kitchen"})
         assert (await client.until_end())[-1]["text"] == "fresh: seen 1 user message(s)"
         await client.close()
+
+    serve(short_dir, body)
+
+
+def test_op_call_runs_one_tool_call_as_the_socket_or_as_the_dashboard(short_dir: Path) -> None:
+    async def body(frontend: SocketFrontend, agent: RecordingAgent) -> None:
+        client = await Client.connect(frontend.path)
+        await client.send({"op": "call", "id": 7, "tool": "echo", "arguments": {"a": [1]}})
+        assert await client.line() == {
+            "type": "tool_result", "id": 7, "name": "echo", "ok": True, "result": {"a": [1]}
+        }  # fmt: skip
+        await client.send({"op": "call", "tool": "nope", "via": "dashboard"})
+        reply = await client.line()
+        assert reply["ok"] is False and "unknown tool 'nope'" in reply["error"]
+        await client.send({"prompt": "hello", "via": "dashboard", "session": "tab1"})
+        assert (await client.until_end())[-1]["type"] == "final"
+        for bad, why in [
+            ({"op": "call", "tool": "echo", "via": "mqtt"}, '"via" must be one of dashboard'),
+            ({"op": "call"}, '"tool" must name a tool'),
+            ({"op": "call", "tool": "echo", "arguments": [1]}, '"arguments" must be a JSON'),
+            ({"op": "call", "tool": "echo", "prompt": "x"}, 'unknown field(s) "prompt"'),
+        ]:
+            await client.send(bad)
+            error = await client.line()
+            assert error["type"] == "error" and why in error["message"], error
+        await client.close()
+        tools = frontend.dispatcher.scheduler.tools  # type: ignore[attr-defined]
+        assert isinstance(tools, RecordingTools)
+        assert tools.calls == [("echo", "socket"), ("nope", "dashboard")]
+        assert frontend.dispatcher.scheduler.sessions.reset("dashboard/tab1")  # type: ignore[attr-defined]
 
     serve(short_dir, body)
 
