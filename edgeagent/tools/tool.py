@@ -96,6 +96,10 @@ class Tool:
     runs_as: tuple[str, ...] = ()
     """The tools this one runs, and their plugins (a wrapper's target, an alias's
     original): the call policy applies their rules too."""
+    idempotent: bool = False
+    """An acting tool whose repeated call with the same arguments changes nothing more
+    (setting a colour: yes; turning by 30 degrees: no). MCP clients see it as
+    ``idempotentHint``."""
 
     @property
     def is_async(self) -> bool:
@@ -119,6 +123,7 @@ class _ToolMark:
     title: str
     wrap: WrapHandler | None
     answer: AnswerTemplate | None = None
+    idempotent: bool = False
 
 
 @overload
@@ -137,6 +142,7 @@ def tool(
     title: str = "",
     wrap: WrapHandler | None = None,
     answer: AnswerTemplate | None = None,
+    idempotent: bool = False,
 ) -> Callable[[F], F]: ...
 
 
@@ -151,6 +157,7 @@ def tool(
     title: str = "",
     wrap: WrapHandler | None = None,
     answer: AnswerTemplate | None = None,
+    idempotent: bool = False,
 ) -> F | Callable[[F], F]:
     """Mark a function or method as a tool. Usable bare (``@tool``) or with options.
 
@@ -159,6 +166,8 @@ def tool(
     ``wrap`` makes the tool wrappable by ``.tool`` files.
     ``answer`` turns a successful result into the user's answer (``result -> str``); a
     turn whose calls all have one ends with that text instead of another generation.
+    ``idempotent=True`` says that repeating an acting call with the same arguments
+    changes nothing more (MCP's ``idempotentHint``).
     """
 
     def mark(f: F) -> F:
@@ -174,6 +183,7 @@ def tool(
                 title,
                 wrap,
                 answer,
+                idempotent,
             ),
         )
         return f
@@ -211,6 +221,7 @@ def make_tool(func: Callable[..., Any], *, plugin: str = "?") -> Tool:
         title=mark.title,
         wrap=mark.wrap,
         answer=mark.answer,
+        idempotent=mark.idempotent,
     )
 
 

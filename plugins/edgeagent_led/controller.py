@@ -100,6 +100,7 @@ class LedController:
         timeout_s=10.0,
         answer=led_answer,
         title="the LED strip (lights, lamp, colors, brightness)",
+        idempotent=True,  # it sets a state; an effect ends on the same one
     )
     def led(
         self,
