@@ -11,6 +11,26 @@ from typing import Any, Literal
 
 
 @dataclass(frozen=True)
+class TurnStats:
+    """Where a turn's time went, and how many tokens it took (:mod:`edgeagent.agent.meter`).
+
+    On the ``final`` and ``error`` lines as ``stats``; the dashboard's trace shows it.
+    """
+
+    first_token_s: float | None = None
+    """From the turn's start to the model's first piece of text (``None``: no generation)."""
+    generate_s: float = 0.0
+    """The model's share of the turn: measuring the context, prefill, generation, checks."""
+    tool_s: float = 0.0
+    """Time spent in tool calls."""
+    prompt_tokens: int | None = None
+    """The prompt's size at the turn's last generation, as the engine counts tokens."""
+    output_tokens: int = 0
+    """Pieces of text the model streamed: one per token on llama.cpp, chunks on the
+    scripted engine; side questions (the target check) not counted."""
+
+
+@dataclass(frozen=True)
 class TextChunk:
     """Answer text as it streams (call markup already filtered out)."""
 
@@ -43,16 +63,27 @@ class FinalAnswer:
     """Every call of the turn: ``{"name", "arguments", "ok", "result"|"error"}``."""
     steps: int = 0
     type: Literal["final"] = "final"
+    stats: TurnStats | None = None
 
 
 @dataclass(frozen=True)
 class ErrorEvent:
     message: str
     type: Literal["error"] = "error"
+    stats: TurnStats | None = None
 
 
 Event = TextChunk | ToolCallEvent | ToolResultEvent | FinalAnswer | ErrorEvent
 
 
 def event_to_dict(event: Event) -> dict[str, Any]:
-    return asdict(event)
+    data = asdict(event)
+    if data.get("stats", 0) is None:
+        del data["stats"]  # the line stays as it was for a turn without figures
+    return data
+
+
+def stats_from_dict(data: dict[str, Any]) -> TurnStats:
+    """The inverse of ``event_to_dict`` for ``stats`` (unknown keys ignored)."""
+    names = TurnStats.__dataclass_fields__
+    return TurnStats(**{k: v for k, v in data.items() if k in names})

@@ -9,10 +9,12 @@ guard, a context overflow or a backend failure end the turn with an error.
 
 from __future__ import annotations
 
+import contextlib
+import dataclasses
 import json
 import logging
 import re
-from collections.abc import AsyncIterator, Sequence
+from collections.abc import AsyncGenerator, AsyncIterator, Sequence
 from typing import Any
 
 from edgeagent.agent import honesty
@@ -27,6 +29,7 @@ from edgeagent.agent.events import (
     ToolCallEvent,
     ToolResultEvent,
 )
+from edgeagent.agent.meter import TurnMeter
 from edgeagent.errors import ContextOverflowError, LLMError
 from edgeagent.llm.base import LLM, GenerateRequest, Message
 from edgeagent.tools.calls import CallFormat
@@ -164,7 +167,19 @@ class Agent:
     async def run(
         self, prompt: str, *, conversation: Conversation, frontend: str
     ) -> AsyncIterator[Event]:
-        """One turn: stream events; end with exactly one FinalAnswer or ErrorEvent."""
+        """One turn: stream events; end with exactly one FinalAnswer or ErrorEvent, which
+        carries the turn's figures (``stats``)."""
+        meter = TurnMeter()
+        stream = self._turn(prompt, conversation=conversation, frontend=frontend, meter=meter)
+        async with contextlib.aclosing(stream):
+            async for event in stream:
+                if isinstance(event, FinalAnswer | ErrorEvent):
+                    event = dataclasses.replace(event, stats=meter.stats())
+                yield event
+
+    async def _turn(
+        self, prompt: str, *, conversation: Conversation, frontend: str, meter: TurnMeter
+    ) -> AsyncGenerator[Event, None]:
         messages = conversation.messages
         # A prompt cannot carry template control tokens either (llama.cpp tokenizes
         # contents as text, but the Hailo host tokenizer parses the rendered template).
@@ -173,7 +188,7 @@ class Agent:
         failures: dict[str, str] = {}  # signature -> error, for the repeat guard
         for step in range(1, self.max_steps + 1):
             try:
-                await fit_context(
+                usage = await fit_context(
                     conversation,
                     self.llm,
                     threshold=self.context_threshold,
@@ -185,8 +200,10 @@ class Agent:
             except LLMError as exc:
                 yield ErrorEvent(f"The model backend failed while measuring the context: {exc}")
                 return
+            meter.prompt_tokens = usage.used
             raw = ""
-            async for event in self._generate(conversation, trusted=_acted(records)):
+            generation = self._generate(conversation, trusted=_acted(records), meter=meter)
+            async for event in generation:
                 if isinstance(event, ErrorEvent):
                     yield event
                     return
@@ -204,7 +221,7 @@ class Agent:
                 # meant to call one. Ask again, allowing only a valid call of a tool.
                 log.info("model answered with a tool's value itself; retrying with a call")
                 async for event in self._generate(
-                    conversation, trusted=_acted(records), grammar=self.call_grammar
+                    conversation, trusted=_acted(records), grammar=self.call_grammar, meter=meter
                 ):
                     if isinstance(event, ErrorEvent):
                         yield event
@@ -285,7 +302,8 @@ class Agent:
                     yield ErrorEvent(f"{reason}; stopping this turn")
                     return
                 yield ToolCallEvent(call.name, call.arguments, step)
-                result = await self.executor.execute(call, frontend=frontend)
+                with meter.tool():
+                    result = await self.executor.execute(call, frontend=frontend)
                 yield ToolResultEvent(call.name, result.ok, result.result, result.error, step)
                 record: dict[str, Any] = {"name": call.name, "arguments": call.arguments}
                 record.update(result.to_dict())
@@ -313,7 +331,12 @@ class Agent:
                 return
 
     async def _generate(
-        self, conversation: Conversation, *, trusted: bool, grammar: str | None = None
+        self,
+        conversation: Conversation,
+        *,
+        trusted: bool,
+        meter: TurnMeter,
+        grammar: str | None = None,
     ) -> AsyncIterator[TextChunk | ErrorEvent | str]:
         """Stream one generation: visible TextChunks, then the raw text (or an ErrorEvent).
 
@@ -339,6 +362,7 @@ class Agent:
         try:
             try:
                 async for piece in stream:
+                    meter.piece()
                     pieces.append(piece)
                     visible = shown.feed(piece)
                     if shown.calls and visible.strip():

@@ -29,6 +29,7 @@ from edgeagent.agent.events import (
     TextChunk,
     ToolCallEvent,
     ToolResultEvent,
+    stats_from_dict,
 )
 from edgeagent.config import MAX_SOCKET_PATH_BYTES, SocketConfig
 from edgeagent.errors import (
@@ -176,7 +177,10 @@ def event_from_line(line: dict[str, Any]) -> Event | None:
     if cls is None:
         return None
     names = {f.name for f in dataclasses.fields(cls)} - {"type"}
+    fields = {k: v for k, v in line.items() if k in names}
+    if isinstance(fields.get("stats"), dict):
+        fields["stats"] = stats_from_dict(fields["stats"])
     try:
-        return cls(**{k: v for k, v in line.items() if k in names})
+        return cls(**fields)
     except TypeError:
         raise DaemonError(f"edgeagent sent an incomplete {line.get('type')} line") from None
