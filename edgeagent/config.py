@@ -422,6 +422,9 @@ class DaemonConfig(Section):
     safe_state_timeout_s: StrictFloat = Field(5.0, gt=0)
     """The longest the safe-state step (LED dark, servo centred) may take at exit."""
     log_level: Literal["DEBUG", "INFO", "WARNING", "ERROR"] = "INFO"
+    trace_turns: StrictInt = Field(50, ge=0, le=1000)
+    """Turns the trace keeps for a watcher that joins later (the dashboard's console,
+    ``{"op": "trace"}`` on the socket); 0: live lines only."""
 
 
 class Config(Section):

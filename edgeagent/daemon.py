@@ -44,6 +44,7 @@ from edgeagent.llm.base import EngineStatus
 from edgeagent.scheduler import Scheduler
 from edgeagent.systemd import Notifier
 from edgeagent.tools.tool import ToolResult
+from edgeagent.trace import TraceHub
 
 log = logging.getLogger(__name__)
 
@@ -63,6 +64,8 @@ class Daemon:
         self.degraded: dict[str, str] = {}
         self.runtime: Runtime | None = None
         self.scheduler: Scheduler | None = None
+        self.trace = TraceHub(turns=config.daemon.trace_turns)
+        """Every turn, for the socket's ``{"op": "trace"}`` (the dashboard's console)."""
         self.frontends: list[Frontend] = []
         self._engine: EngineStatus | None = None
         """The model's last status, refreshed while no request runs (asking a busy
@@ -126,6 +129,7 @@ class Daemon:
             queue_size=config.daemon.queue_size,
             request_timeout_s=config.daemon.request_timeout_s,
             session_idle_s=config.daemon.session_idle_s,
+            trace=self.trace,
         )
         self.scheduler.start()
         await self._start_frontends()
@@ -159,7 +163,7 @@ class Daemon:
         if self.config.socket.enabled:
             from edgeagent.frontends.socket import SocketFrontend
 
-            frontends.append(SocketFrontend(self.config.socket, dispatcher=self))
+            frontends.append(SocketFrontend(self.config.socket, dispatcher=self, trace=self.trace))
         if self.config.mqtt.enabled:
             try:
                 from edgeagent.frontends.mqtt import MQTTFrontend

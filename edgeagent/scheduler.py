@@ -7,6 +7,9 @@ carries a deadline (``request_timeout_s``, counted from submission, queue time
 included). A client that stops iterating its event stream (it went away) cancels its
 request, whether it is still queued or already running.
 
+Every turn that runs is traced (:mod:`edgeagent.trace`): its request, each event and
+its figures go to whoever watches (the socket's ``{"op": "trace"}``, the dashboard).
+
 The scheduler only schedules: what ``edgeagent status`` shows about the daemon as a
 whole is composed by :meth:`edgeagent.daemon.Daemon.status`, which reads
 :meth:`Scheduler.status` for the queue's part.
@@ -23,12 +26,20 @@ from dataclasses import dataclass, field
 from typing import Protocol
 
 from edgeagent.agent.context import Conversation
-from edgeagent.agent.events import ErrorEvent, Event, FinalAnswer, ToolCallEvent, ToolResultEvent
+from edgeagent.agent.events import (
+    ErrorEvent,
+    Event,
+    FinalAnswer,
+    ToolCallEvent,
+    ToolResultEvent,
+    TurnStats,
+)
 from edgeagent.errors import ProtocolError
 from edgeagent.frontends.base import Request, ToolRequest, check_session
 from edgeagent.jsontypes import JSONValue
 from edgeagent.tools.executor import ToolCall
 from edgeagent.tools.tool import ToolResult
+from edgeagent.trace import TraceHub, TurnTrace
 
 log = logging.getLogger(__name__)
 
@@ -85,10 +96,18 @@ class Counters:
 class _Job:
     request: Request | ToolRequest
     deadline: float
+    submitted: float = 0.0
     events: asyncio.Queue[Event | None] = field(default_factory=asyncio.Queue)
     task: asyncio.Task[None] | None = None
     cancelled: str | None = None
     """Why it was cancelled; a queued job with a reason is skipped by the worker."""
+    trace: TurnTrace | None = None
+
+    def emit(self, event: Event) -> None:
+        """To the client waiting for it, and to the trace."""
+        self.events.put_nowait(event)
+        if self.trace is not None:
+            self.trace.event(event)
 
     def cancel(self, reason: str) -> None:
         if self.cancelled is None:
@@ -114,6 +133,7 @@ class Scheduler:
         queue_size: int,
         request_timeout_s: float,
         session_idle_s: float = 900.0,
+        trace: TraceHub | None = None,
         clock: Callable[[], float] = time.monotonic,
     ) -> None:
         self.agent = agent
@@ -122,6 +142,8 @@ class Scheduler:
         self.queue_size = queue_size
         self.request_timeout_s = request_timeout_s
         self.session_idle_s = session_idle_s
+        self.trace = trace
+        """Where every turn's events are published; ``None``: not traced."""
         self.counters = Counters()
         self._clock = clock
         self._queue: asyncio.Queue[_Job] = asyncio.Queue(maxsize=queue_size)
@@ -204,7 +226,8 @@ class Scheduler:
             self.counters.failed += 1
             yield ErrorEvent(str(exc))
             return
-        job = _Job(request, deadline=self._clock() + self.request_timeout_s)
+        now = self._clock()
+        job = _Job(request, deadline=now + self.request_timeout_s, submitted=now)
         try:
             self._queue.put_nowait(job)
         except asyncio.QueueFull:
@@ -287,8 +310,31 @@ class Scheduler:
                 self.last_turn_s = round(self._clock() - started, 3)
                 self._running = None
 
+    def _begin_trace(self, job: _Job) -> None:
+        if self.trace is None:
+            return
+        request = job.request
+        queued_s = self._clock() - job.submitted
+        if isinstance(request, ToolRequest):
+            job.trace = self.trace.begin(
+                frontend=request.frontend,
+                request_id=request.id,
+                tool=request.tool,
+                arguments=dict(request.arguments),
+                queued_s=queued_s,
+            )
+        else:
+            job.trace = self.trace.begin(
+                frontend=request.frontend,
+                request_id=request.id,
+                session=request.session,
+                prompt=request.prompt,
+                queued_s=queued_s,
+            )
+
     async def _turn(self, job: _Job) -> None:
         request = job.request
+        self._begin_trace(job)
         if isinstance(request, ToolRequest):
             await self._call(job, request)
             return
@@ -303,38 +349,37 @@ class Scheduler:
             )
             async with contextlib.aclosing(stream):  # type: ignore[type-var]
                 async for event in stream:
-                    job.events.put_nowait(event)
+                    job.emit(event)
                     if isinstance(event, FinalAnswer | ErrorEvent):
                         ended = True
                         break
             if not ended:
-                job.events.put_nowait(ErrorEvent("the agent ended the turn without an answer"))
+                job.emit(ErrorEvent("the agent ended the turn without an answer"))
         except asyncio.CancelledError:
             # The client is gone or the deadline passed; tell a still-listening client why.
-            job.events.put_nowait(ErrorEvent(f"request cancelled: {job.cancelled or 'shutdown'}"))
+            job.emit(ErrorEvent(f"request cancelled: {job.cancelled or 'shutdown'}"))
         except Exception as exc:
             log.exception("request %s failed", request.id)
-            job.events.put_nowait(ErrorEvent(f"internal error: {exc}"))
+            job.emit(ErrorEvent(f"internal error: {exc}"))
 
     async def _call(self, job: _Job, request: ToolRequest) -> None:
-        job.events.put_nowait(ToolCallEvent(request.tool, dict(request.arguments), step=1))
+        job.emit(ToolCallEvent(request.tool, dict(request.arguments), step=1))
+        started = self._clock()
         try:
             result = await self.tools.execute(
                 ToolCall(request.tool, dict(request.arguments)), frontend=request.frontend
             )
         except asyncio.CancelledError:
-            job.events.put_nowait(ErrorEvent(f"request cancelled: {job.cancelled or 'shutdown'}"))
+            job.emit(ErrorEvent(f"request cancelled: {job.cancelled or 'shutdown'}"))
             return
         except Exception as exc:  # the executor turns tool failures into results: a bug
             log.exception("tool call %s failed", request.id)
-            job.events.put_nowait(ErrorEvent(f"internal error: {exc}"))
+            job.emit(ErrorEvent(f"internal error: {exc}"))
             return
-        job.events.put_nowait(
-            ToolResultEvent(request.tool, result.ok, result.result, result.error, step=1)
-        )
+        stats = TurnStats(tool_s=round(self._clock() - started, 3))
+        job.emit(ToolResultEvent(request.tool, result.ok, result.result, result.error, step=1))
         call = {"name": request.tool, "arguments": dict(request.arguments), **result.to_dict()}
-        text = result.to_json()
-        job.events.put_nowait(FinalAnswer(text, tool_calls=[call], steps=1))
+        job.emit(FinalAnswer(result.to_json(), tool_calls=[call], steps=1, stats=stats))
 
     async def _sweep(self) -> None:
         while True:

@@ -12,6 +12,9 @@ A client writes one JSON object per line:
   ``tools``, ``reset`` or ``cancelled``.
 * ``{"op": "call", "tool": "led", "arguments": {"color": "red"}}`` runs one tool call,
   no model involved, queued like a prompt; one ``tool_result`` line answers.
+* ``{"op": "trace"}`` answers ``{"type": "tracing", "history": N}``, then streams
+  ``trace`` lines (:mod:`edgeagent.trace`; the first N are recent history) until the
+  client closes the connection or cancels it by its ``id``; not idle meanwhile.
 * ``"via": "dashboard"`` on any of these: a local program speaking for another front end
   (the dashboard's console). Its policy and its sessions are that front end's.
 
@@ -37,6 +40,7 @@ import json
 import logging
 import os
 import socket
+from collections.abc import Coroutine
 from pathlib import Path
 from typing import Any
 
@@ -57,6 +61,7 @@ from edgeagent.frontends.base import (
     shown,
 )
 from edgeagent.jsontypes import JSONValue
+from edgeagent.trace import TraceHub
 
 log = logging.getLogger(__name__)
 
@@ -74,10 +79,13 @@ class SocketFrontend:
 
     name = "socket"
 
-    def __init__(self, config: SocketConfig, *, dispatcher: Dispatcher) -> None:
+    def __init__(
+        self, config: SocketConfig, *, dispatcher: Dispatcher, trace: TraceHub | None = None
+    ) -> None:
         self.config = config
         self.path = Path(config.path)
         self.dispatcher = dispatcher
+        self.trace = trace
         self.degraded: str | None = None
         """Why the socket works with reduced function (e.g. its group does not exist)."""
         self._accept_task: asyncio.Task[None] | None = None
@@ -357,9 +365,7 @@ class _Connection:
         op = message.get("op")
         if op is None:
             request = parse_request(message, frontend=frontend)
-            task = asyncio.create_task(self._run(request, echo_fields(message)))
-            self.requests[task] = request.id
-            task.add_done_callback(self.requests.pop)
+            self._spawn(self._run(request, echo_fields(message)), request.id)
         elif op == "status":
             await self.send(
                 {"type": "status", "id": request_id, "status": self.dispatcher.status()}
@@ -368,9 +374,9 @@ class _Connection:
             await self.send({"type": "tools", "id": request_id, "tools": self.dispatcher.tools()})
         elif op == "call":
             call = parse_tool_request(message, frontend=frontend)
-            task = asyncio.create_task(self._call(call, echo_fields(message)))
-            self.requests[task] = call.id
-            task.add_done_callback(self.requests.pop)
+            self._spawn(self._call(call, echo_fields(message)), call.id)
+        elif op == "trace":
+            self._spawn(self._trace(message), request_id)
         elif op == "reset":
             session = check_session(message.get("session"))
             if session is None:
@@ -390,8 +396,14 @@ class _Connection:
         else:
             raise ProtocolError(
                 f"unknown op {shown(op)}; expected one of status, tools, call, reset, cancel, "
-                f'or a prompt {{"prompt": "..."}}'
+                f'trace, or a prompt {{"prompt": "..."}}'
             )
+
+    def _spawn(self, job: Coroutine[Any, Any, None], request_id: str | int | None) -> None:
+        """Run a request beside the others; it can be cancelled by its id."""
+        task = asyncio.create_task(job)
+        self.requests[task] = None if request_id is None else str(request_id)
+        task.add_done_callback(self.requests.pop)
 
     async def _run(self, request: Request, echo: dict[str, str | int]) -> None:
         stream = self.dispatcher.submit(request)
@@ -415,6 +427,17 @@ class _Connection:
         payload = {"type": "tool_result", "name": call.tool, **result.to_dict()}
         with contextlib.suppress(ConnectionError, OSError):
             await self.send({**payload, "id": echo.get("id"), **echo})
+
+    async def _trace(self, message: dict[str, Any]) -> None:
+        echo, hub = echo_fields(message), self.frontend.trace
+        with contextlib.suppress(ConnectionError, OSError):
+            if hub is None:
+                return await self.send_error(echo, "this daemon keeps no trace")
+            with hub.subscribe() as lines:
+                head = {"id": echo.get("id"), **echo}
+                await self.send({"type": "tracing", **head, "history": lines.backlog})
+                async for line in lines:
+                    await self.send({"type": "trace", **head, **line})
 
     async def close(self) -> None:
         for task in list(self.requests):
