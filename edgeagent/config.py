@@ -380,6 +380,9 @@ class MCPConfig(Section):
     token_file: Path | None = None
     """Clients must send ``Authorization: Bearer <the file's text>``. Required for a
     ``host`` that is not loopback."""
+    queue_wait_s: StrictFloat = Field(5.0, gt=0, le=300)
+    """How long an MCP client's tool call may wait behind a turn of the on-device agent
+    before it is answered with an error (Home Assistant gives a call 10 s in all)."""
     servers: dict[str, MCPServerConfig] = {}
 
     @field_validator("servers")

@@ -177,6 +177,11 @@ class Daemon:
                     dashboard_url=dashboard_url,
                 )
                 frontends.append(mqtt)
+        if self.config.mcp.enabled and self.runtime is not None:
+            from edgeagent.frontends.mcp import MCPFrontend
+
+            mcp = MCPFrontend.from_config(self.config, runtime=self.runtime, dispatcher=self)
+            frontends.append(mcp)
         return frontends
 
     async def _dashboard_url(self) -> str | None:
@@ -266,9 +271,12 @@ class Daemon:
         """What ``edgeagent status`` shows; composed here and nowhere else."""
         engine, llm = self._engine, self.runtime.llm if self.runtime else None
         mqtt: dict[str, JSONValue] = {"enabled": self.config.mqtt.enabled, "connected": False}
+        mcp: dict[str, JSONValue] = {"enabled": self.config.mcp.enabled, "url": None}
         for frontend in self.frontends:
             if frontend.name == "mqtt":
                 mqtt.update(frontend.status())
+            elif frontend.name == "mcp":
+                mcp.update(frontend.status())
         return {
             **(self.scheduler.status() if self.scheduler is not None else {}),
             "state": self.state,
@@ -284,6 +292,7 @@ class Daemon:
             "engine": engine.extra if engine else {},
             "mqtt": mqtt,
             "socket": str(self.config.socket.path) if self.config.socket.enabled else None,
+            "mcp": mcp,
             "tools": list(self.runtime.tools.registry.names()) if self.runtime else [],
             "degraded": dict(self.degraded),
         }

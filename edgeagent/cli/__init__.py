@@ -20,6 +20,7 @@ COMMANDS = {
     "chat": "edgeagent.cli.chat:chat",
     "config": "edgeagent.cli.config_cmd:config",
     "install-service": "edgeagent.cli.service:install_service",
+    "mcp": "edgeagent.cli.mcp_cmd:mcp",
     "model": "edgeagent.cli.model:model",
     "run": "edgeagent.cli.daemon:run",
     "sim": "edgeagent.cli.sim:sim",
