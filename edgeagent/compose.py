@@ -14,10 +14,10 @@ import contextlib
 import logging
 import threading
 from asyncio import Future
-from collections.abc import AsyncIterator, Awaitable, Callable, Iterable
+from collections.abc import AsyncIterator, Awaitable, Callable, Iterable, Sequence
 from dataclasses import dataclass, field
 from types import ModuleType
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 from edgeagent.config import Config
 from edgeagent.errors import EdgeAgentError, HardwareError
@@ -26,7 +26,7 @@ from edgeagent.tools.executor import ToolExecutor
 from edgeagent.tools.plugins import PluginContext, PluginLoadReport, load_plugins
 from edgeagent.tools.policy import CallPolicy, Confirm
 from edgeagent.tools.registry import ToolRegistry
-from edgeagent.tools.tool import ToolKind
+from edgeagent.tools.tool import Tool, ToolKind
 
 if TYPE_CHECKING:
     from edgeagent.agent.loop import Agent
@@ -228,7 +228,8 @@ def build_agent(
     from edgeagent.agent.decline import NAME as DECLINE
     from edgeagent.agent.decline import decline_tool
     from edgeagent.agent.loop import Agent
-    from edgeagent.agent.prompt import build_primer, build_system_prompt
+    from edgeagent.agent.prompt import build_primer, build_system_prompt, render_manifest_text
+    from edgeagent.agent.selection import ToolSelector, TurnTools
     from edgeagent.tools.calls import get_call_format
     from edgeagent.tools.render import render_openai
 
@@ -238,43 +239,75 @@ def build_agent(
     offers_decline = config.agent.decline and bool(tools) and DECLINE not in registry
     if offers_decline:
         tools.append(decline_tool())
-    system_prompt = build_system_prompt(
-        tools,
-        manifest_format=config.agent.manifest_format,
-        call_format=call_format,
-        persona=config.agent.system_prompt,
-    )
-    primer = build_primer(tools, call_format=call_format) if config.agent.primer else []
-    grammar: str | None = None
-    call_grammar: str | None = None
-    wants_grammar = config.llm.llamacpp.grammar
-    if wants_grammar is None:
-        wants_grammar = profile.grammar
-    if tools and call_format.name in ("json", "fence") and _runs_llama_cpp(config):
+
+    def prompt_for(shown: Sequence[Tool]) -> str:
+        return build_system_prompt(
+            shown,
+            manifest_format=config.agent.manifest_format,
+            call_format=call_format,
+            persona=config.agent.system_prompt,
+        )
+
+    def grammars_for(shown: Sequence[Tool]) -> tuple[str | None, str | None]:
+        """(the [llm.llamacpp] grammar, the forced read call's) for the shown tools."""
+        if not (shown and call_format.name in ("json", "fence") and llama_cpp):
+            return None, None
         from edgeagent.llm.grammar import build_tool_grammar
 
         opener = call_format.marker + ("json\n" if call_format.name == "fence" else "")
         closer = call_format.end_marker
         # A forced call is for a value only a tool can know: never an acting tool.
-        readers = [t for t in tools if t.kind is ToolKind.READ and t.name != DECLINE]
+        readers = [t for t in shown if t.kind is ToolKind.READ and t.name != DECLINE]
+        call_grammar = None
         if readers:
             call_grammar = build_tool_grammar(
                 readers, open_marker=opener, close_marker=closer, require_call=True
             )
+        grammar = None
         if wants_grammar:
             grammar = build_tool_grammar(
-                tools, open_marker=opener, close_marker=closer, calls_first=True
+                shown, open_marker=opener, close_marker=closer, calls_first=True
             )
-    elif wants_grammar and tools:
+        return grammar, call_grammar
+
+    def native_for(shown: Sequence[Tool]) -> list[dict[str, Any]] | None:
+        # [llm.http] native_tools: the schemas go to the server as well as in the prompt.
+        if config.llm.backend == "http" and config.llm.http.native_tools != "off" and shown:
+            return render_openai(shown)
+        return None
+
+    def turn_for(shown: Sequence[Tool]) -> TurnTools:
+        """A selected turn's prompt and grammars: those of an agent with only ``shown``."""
+        grammar, call_grammar = grammars_for(shown)
+        native = native_for(shown)
+        return TurnTools(
+            tuple(shown), prompt_for(shown), grammar, call_grammar,
+            None if native is None else tuple(native),
+        )  # fmt: skip
+
+    system_prompt = prompt_for(tools)
+    primer = build_primer(tools, call_format=call_format) if config.agent.primer else []
+    wants_grammar = config.llm.llamacpp.grammar
+    if wants_grammar is None:
+        wants_grammar = profile.grammar
+    llama_cpp = _runs_llama_cpp(config)
+    grammar, call_grammar = grammars_for(tools)
+    if wants_grammar and tools and grammar is None:
         log.warning(
             "[llm.llamacpp] grammar needs the json or fence call format and llama-cpp-python "
             "installed; [agent] call_format = %r runs unconstrained",
             call_format.name,
         )
-    # [llm.http] native_tools: the schemas go to the server as well as in the prompt.
-    native_tools = None
-    if config.llm.backend == "http" and config.llm.http.native_tools != "off" and tools:
-        native_tools = render_openai(tools)
+    native_tools = native_for(tools)
+    selector = None
+    if config.agent.max_manifest_tokens and tools:
+        selector = ToolSelector(
+            tools,
+            budget=config.agent.max_manifest_tokens,
+            render=lambda shown: render_manifest_text(shown, config.agent.manifest_format),
+            build=turn_for,
+            always=config.agent.always_tools,
+        )
     return Agent(
         llm=llm,
         executor=executor,
@@ -292,6 +325,7 @@ def build_agent(
         call_grammar=call_grammar,
         decline=offers_decline,
         check_target=config.agent.check_target,
+        selector=selector,
     )
 
 

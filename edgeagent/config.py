@@ -193,6 +193,12 @@ class AgentConfig(Section):
     context_threshold: StrictFloat = Field(0.8, gt=0, le=1)
     system_prompt: str | None = None
     """Replaces the built-in persona line; call instructions are always added."""
+    max_manifest_tokens: StrictInt = Field(600, ge=0)
+    """When the manifest of every tool is larger, each turn shows the tools not from an
+    MCP server plus the remote ones the request is about (edgeagent.agent.selection).
+    0: every tool, always."""
+    always_tools: list[str] = []
+    """Remote tools (or ``mcp:<server>`` plugins) shown on every turn regardless."""
 
 
 class PolicyConfig(Section):

@@ -13,9 +13,13 @@ import time
 import uuid
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
+from typing import TYPE_CHECKING
 
 from edgeagent.errors import ContextOverflowError
 from edgeagent.llm.base import LLM, Message
+
+if TYPE_CHECKING:
+    from edgeagent.agent.selection import TurnTools
 
 Clock = Callable[[], float]
 
@@ -34,6 +38,9 @@ class Conversation:
     :func:`edgeagent.agent.prompt.build_primer`); they are kept like the system prompt."""
     dropped_turns: int = 0
     """How many old turns the budget has dropped so far (for ``status`` and tests)."""
+    selection: TurnTools | None = None
+    """The tools (and their prompt and grammars) of the last turn, when a selection
+    chose them (:mod:`edgeagent.agent.selection`); ``None``: every tool, always."""
 
     @classmethod
     def start(

@@ -30,6 +30,7 @@ from edgeagent.agent.events import (
     ToolResultEvent,
 )
 from edgeagent.agent.meter import TurnMeter
+from edgeagent.agent.selection import ToolSelector, TurnTools
 from edgeagent.errors import ContextOverflowError, LLMError
 from edgeagent.llm.base import LLM, GenerateRequest, Message
 from edgeagent.tools.calls import CallFormat
@@ -129,6 +130,7 @@ class Agent:
         call_grammar: str | None = None,
         decline: bool = False,
         check_target: bool = False,
+        selector: ToolSelector | None = None,
     ) -> None:
         if max_steps < 1:
             raise ValueError(f"max_steps must be at least 1, got {max_steps}")
@@ -154,6 +156,8 @@ class Agent:
         self.check_target = check_target
         """Before an acting (or titled) tool runs, ask the model alone whether the
         request is about that tool's device; "no" refuses the call (restraint)."""
+        self.selector = selector
+        """Chooses each turn's tools when the manifest of all of them is over budget."""
 
     def new_conversation(self, session_id: str | None = None) -> Conversation:
         """A conversation that starts with this agent's system prompt and primer."""
@@ -181,6 +185,12 @@ class Agent:
         self, prompt: str, *, conversation: Conversation, frontend: str, meter: TurnMeter
     ) -> AsyncGenerator[Event, None]:
         messages = conversation.messages
+        try:
+            turn = await self._select_tools(conversation, prompt)
+        except LLMError as exc:
+            yield ErrorEvent(f"The model backend failed while measuring the tools: {exc}")
+            return
+        call_grammar = self.call_grammar if turn is None else turn.call_grammar
         # A prompt cannot carry template control tokens either (llama.cpp tokenizes
         # contents as text, but the Hailo host tokenizer parses the rendered template).
         messages.append({"role": "user", "content": sanitize(prompt, frame_tags=False)})
@@ -214,14 +224,14 @@ class Agent:
             parsed = self.call_format.parse(raw)
             if (
                 not parsed.calls
-                and self.call_grammar
+                and call_grammar
                 and await self._needs_a_call(conversation, raw, parsed.text, records)
             ):
                 # It wrote a tool's answer, or a value only a tool can know, itself: it
                 # meant to call one. Ask again, allowing only a valid call of a tool.
                 log.info("model answered with a tool's value itself; retrying with a call")
                 async for event in self._generate(
-                    conversation, trusted=_acted(records), grammar=self.call_grammar, meter=meter
+                    conversation, trusted=_acted(records), grammar=call_grammar, meter=meter
                 ):
                     if isinstance(event, ErrorEvent):
                         yield event
@@ -244,7 +254,9 @@ class Agent:
                 return
             if not calls and not parsed.errors:
                 text = parsed.text.strip()
-                answer = self._checked_answer(text, prompt, raw, records)
+                answer = self._checked_answer(
+                    text, prompt, raw, records, instructions=conversation.system_prompt
+                )
                 if answer != text and not _acted(records):
                     # A turn that did nothing and was answered by a fixed sentence leaves
                     # no trace: the model would copy the sentence in later turns.
@@ -345,14 +357,15 @@ class Agent:
         claims a change while no acting call has succeeded (``trusted`` false): the
         final answer replaces it.
         """
+        turn = conversation.selection
         request = GenerateRequest(
             messages=list(conversation.messages),
             session=conversation.id,
             stop=self.stop,
             max_tokens=self.max_tokens,
             temperature=self.temperature,
-            grammar=grammar or self.grammar,
-            tools=self.native_tools,
+            grammar=grammar or (self.grammar if turn is None else turn.grammar),
+            tools=self.native_tools if turn is None else turn.native_tools,
         )
         shown = self.call_format.stream_filter()
         pieces: list[str] = []
@@ -390,6 +403,23 @@ class Agent:
             return
         yield "".join(pieces)
 
+    async def _select_tools(self, conversation: Conversation, prompt: str) -> TurnTools | None:
+        """The turn's tools when a selection chooses them (the system prompt is set to
+        show them); ``None`` when every tool is shown."""
+        if self.selector is None:
+            return None
+        earlier = conversation.selection
+        turn = await self.selector.select(
+            prompt, shown=None if earlier is None else earlier.names, count=self._tokens
+        )
+        if turn is not None:
+            conversation.messages[0] = {"role": "system", "content": turn.system_prompt}
+            conversation.selection = turn
+        return turn
+
+    async def _tokens(self, text: str) -> int:
+        return await self.llm.count_tokens([{"role": "system", "content": text}])
+
     async def _off_target(self, conversation: Conversation, calls: list[ToolCall]) -> str | None:
         """A refusal when the model calls an acting tool for a request that, asked in
         one constrained word, it says that tool's device cannot do; else ``None``."""
@@ -422,7 +452,13 @@ class Agent:
         if honesty.fakes_result(raw) or honesty.reports_measurement(raw):
             return True
         prompt = _current_prompt(conversation)
-        devices = [t.title for t in self.executor.registry if t.kind is ToolKind.ACT and t.title]
+        # Only the devices the model was shown this turn.
+        shown = None if conversation.selection is None else conversation.selection.names
+        devices = [
+            t.title
+            for t in self.executor.registry
+            if t.kind is ToolKind.ACT and t.title and (shown is None or t.name in shown)
+        ]
         if honesty.claims_change(text) and devices:
             # "The LED strip is set to 100%" for "how bright is it?": a state only a tool
             # knows, when the request is about a device here at all.
@@ -475,7 +511,7 @@ class Agent:
         return "\n".join(p for p in parts if p) or None
 
     def _checked_answer(
-        self, text: str, prompt: str, raw: str, records: list[dict[str, Any]]
+        self, text: str, prompt: str, raw: str, records: list[dict[str, Any]], *, instructions: str
     ) -> str:
         """The model's own answer, unless it says what no tool result backs.
 
@@ -491,7 +527,7 @@ class Agent:
         if not _acted(records) and unfounded:
             log.info("answer claimed what no tool did: %r", text[:200])
             return "I did not change anything: I could not tell which tool to use for that."
-        if not text or honesty.echoes(text, instructions=self.system_prompt, prompt=prompt):
+        if not text or honesty.echoes(text, instructions=instructions, prompt=prompt):
             return "Sorry, I did not understand that. Could you say it another way?"
         return text
 
