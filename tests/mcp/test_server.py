@@ -10,9 +10,12 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import json
 import shutil
+import signal
 import subprocess
 import tempfile
+import time
 from collections.abc import AsyncIterator, Iterator
 from pathlib import Path
 from typing import Any
@@ -298,3 +301,47 @@ def test_stdio_serves_the_same_tools_and_calls(config: Path, simulator: str) -> 
     # Logs go to stderr: stdout carried MCP messages only (or the client would have failed).
     assert "MCP tools for front end mcp" in errors.read_text()
 
+
+
+def test_http_off_loopback_without_a_token_is_refused(workdir: Path) -> None:
+    directory = workdir / "no-token"
+    directory.mkdir()
+    config = write_mcp_config(directory)
+    done = subprocess.run(
+        serve_command(config, "--http", "--host", "0.0.0.0"), env=clean_env(),
+        capture_output=True, text=True, timeout=60,
+    )  # fmt: skip
+    assert done.returncode == 2
+    assert "'0.0.0.0' is not a loopback address, and no token_file is set" in done.stderr
+
+
+def test_stdio_server_stops_on_sigterm_while_the_client_holds_stdin(config: Path) -> None:
+    """A launcher that quits sends SIGTERM without closing the pipe first."""
+    hello = {
+        "jsonrpc": "2.0", "id": 1, "method": "initialize",
+        "params": {"protocolVersion": "2025-06-18", "capabilities": {},
+                   "clientInfo": {"name": "test", "version": "1"}},
+    }  # fmt: skip
+    errors = config.parent / "sigterm-stderr.log"
+    with errors.open("w") as errlog:
+        proc = subprocess.Popen(
+            serve_command(config), env=clean_env(),
+            stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=errlog,
+        )  # fmt: skip
+    assert proc.stdin is not None and proc.stdout is not None
+    try:
+        proc.stdin.write((json.dumps(hello) + "\n").encode())
+        proc.stdin.flush()
+        reply = json.loads(proc.stdout.readline())
+        assert reply["result"]["serverInfo"]["name"] == "edgeagent"
+        started = time.monotonic()
+        proc.send_signal(signal.SIGTERM)
+        assert proc.wait(10) == 0
+        assert time.monotonic() - started < 5
+    finally:
+        if proc.poll() is None:
+            proc.kill()
+            proc.wait()
+        proc.stdin.close()
+        proc.stdout.close()
+    assert "stopped; not waiting for the client to close stdin" in errors.read_text()
