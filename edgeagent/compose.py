@@ -31,6 +31,7 @@ from edgeagent.tools.tool import Tool, ToolKind
 if TYPE_CHECKING:
     from edgeagent.agent.loop import Agent
     from edgeagent.llm.base import LLM
+    from edgeagent.mcp.client import MCPConnections
 
 log = logging.getLogger(__name__)
 
@@ -43,6 +44,13 @@ class ToolSet:
     report: PluginLoadReport
     closers: list[Callable[[], None]] = field(default_factory=list)
     wrapped_errors: list[str] = field(default_factory=list)
+    mcp: MCPConnections | None = None
+    """The connections to ``[mcp.servers]`` whose tools are in ``registry``."""
+
+    def disconnect(self) -> None:
+        """Close the connections to MCP servers (a stdio server's process ends). Idempotent."""
+        if self.mcp is not None:
+            self.mcp.close()
 
     def close(self) -> None:
         """Put every plugin's hardware into its safe state. Idempotent."""
@@ -118,7 +126,9 @@ def build_tools(
     *,
     plugins: Iterable[tuple[str, ModuleType | object]] | None = None,
 ) -> ToolSet:
-    """Load plugins (entry points, or ``plugins``), ``.tool`` files, then apply [tools].
+    """Load plugins (entry points, or ``plugins``), ``.tool`` files, the tools of
+    ``[mcp.servers]`` (connected here; ``ToolSet.disconnect`` closes them), then apply
+    [tools].
 
     Opens no device: a plugin's backends open on their first tool call, so a disabled
     tool never touches its hardware, and ``config check`` or ``tools list`` never claim
@@ -150,8 +160,13 @@ def build_tools(
         from edgeagent.tools.wrapped import load_wrapped_tools
 
         wrapped_errors = load_wrapped_tools(config.resolve(config.tools.wrapped_dir), everything)
+    connections = None
+    if config.mcp.servers:  # their tools are named around the local ones, so they come last
+        from edgeagent.mcp.client import connect_servers
+
+        connections = connect_servers(config, everything)
     registry = everything.select(enabled=config.tools.enabled, disabled=config.tools.disabled)
-    return ToolSet(registry, report, closers, wrapped_errors)
+    return ToolSet(registry, report, closers, wrapped_errors, connections)
 
 
 def build_executor(
@@ -368,6 +383,10 @@ async def build_runtime(
         try:
             if tools is None:
                 tools = built = build_tools(config)
+                disconnect = built.disconnect
+                stack.push_async_callback(
+                    _logged, "disconnect the MCP servers", lambda: asyncio.to_thread(disconnect)
+                )
                 if safe_state:
                     timeout = config.daemon.safe_state_timeout_s
                     stack.push_async_callback(
