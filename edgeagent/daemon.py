@@ -40,7 +40,7 @@ from edgeagent.config import Config, MQTTConfig
 from edgeagent.errors import ConfigError
 from edgeagent.frontends.base import Frontend, Request, ToolRequest
 from edgeagent.jsontypes import JSONValue
-from edgeagent.llm.base import EngineStatus
+from edgeagent.llm.base import EngineStatus, Message
 from edgeagent.scheduler import Scheduler
 from edgeagent.systemd import Notifier
 from edgeagent.tools.tool import ToolResult
@@ -122,6 +122,11 @@ class Daemon:
         )
         await self._refresh_engine_status()
         agent = runtime.agent
+        # The start every conversation shares is primed in the background (restored
+        # from the model's state cache, or evaluated): READY does not wait for it, and a
+        # first turn that comes meanwhile waits for it rather than evaluating it again.
+        prefix = agent.new_conversation().messages
+        self._tasks.append(asyncio.create_task(self._prime(prefix), name="edgeagent-prime"))
         self.scheduler = Scheduler(
             agent=agent,
             tools=runtime.executor,
@@ -148,6 +153,13 @@ class Daemon:
                 asyncio.create_task(self._watchdog(interval), name="edgeagent-watchdog")
             )
         log.info("ready: %s", self._status_line())
+
+    async def _prime(self, prefix: list[Message]) -> None:
+        assert self.runtime is not None
+        try:
+            await self.runtime.llm.prime(prefix)
+        except Exception as exc:
+            log.warning("could not prime the model (the first turn evaluates it all): %s", exc)
 
     def _tools_loaded(self, tools: ToolSet) -> None:
         for name, reason in tools.report.failed.items():
@@ -295,7 +307,13 @@ class Daemon:
             "mcp": mcp,
             "tools": list(self.runtime.tools.registry.names()) if self.runtime else [],
             "degraded": dict(self.degraded),
+            "mcp_servers": self._mcp_servers(),
         }
+
+    def _mcp_servers(self) -> dict[str, JSONValue]:
+        """Each ``[mcp.servers.<name>]``: up or down (and why), its tools, retries."""
+        mcp = self.runtime.tools.mcp if self.runtime is not None else None
+        return mcp.status() if mcp is not None else {}
 
     # --- health ----------------------------------------------------------------------
 

@@ -79,6 +79,7 @@ def check(ctx: click.Context) -> None:
         _check_tools(config_, toolset, problems)
     finally:
         toolset.close()
+        toolset.disconnect()
 
 
 def _check_tools(config_: Config, toolset: ToolSet, problems: list[str]) -> None:
@@ -88,6 +89,7 @@ def _check_tools(config_: Config, toolset: ToolSet, problems: list[str]) -> None
     problems.extend(f"duplicate tool: {d}" for d in report.duplicates)
     where = config_.resolve(config_.tools.wrapped_dir) if config_.tools.wrapped_dir else None
     problems.extend(f".tool file in {where}: {e}" for e in toolset.wrapped_errors)
+    problems.extend(toolset.mcp.warnings() if toolset.mcp is not None else [])
     missing = sorted(set(config_.tools.enabled) - set(toolset.registry.names()))
     if missing:
         problems.append(

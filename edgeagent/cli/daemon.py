@@ -158,7 +158,25 @@ def _status_lines(info: dict[str, Any]) -> list[tuple[str, str]]:
     ]
     for component, reason in sorted((info.get("degraded") or {}).items()):
         lines.append(("degraded", f"{component}: {reason}"))
+    for name, server in sorted((info.get("mcp_servers") or {}).items()):
+        lines.append((f"mcp:{name}", _mcp_server_line(server)))
     return lines
+
+
+def _mcp_server_line(server: dict[str, Any]) -> str:
+    """``up, 6 tools (http://ha:8123/api/mcp)`` or ``down for 2m 3s: <why>; ...``."""
+    state, tools = server.get("state", "?"), server.get("tools", 0)
+    since = _duration(server.get("since_s", 0))
+    head = f"{state}, {tools} tools" if state == "up" else f"{state} for {since}, {tools} tools"
+    parts = [f"{head} ({server.get('target', '?')})"]
+    if server.get("error"):
+        parts.append(str(server["error"]))
+    if "retry_in_s" in server:
+        parts.append(f"next try in {_duration(server['retry_in_s'])}")
+    if server.get("note"):
+        parts.append(str(server["note"]))
+    parts += [str(p) for p in server.get("problems", [])]
+    return "; ".join(parts)
 
 
 # --- ask -------------------------------------------------------------------------------

@@ -36,6 +36,8 @@ def _load_tools(config: Config) -> ToolSet:
         click.echo(f"warning: plugin {plugin!r} skipped: {reason}", err=True)
     for error in toolset.wrapped_errors:
         click.echo(f"warning: {error}", err=True)
+    for warning in toolset.mcp.warnings() if toolset.mcp is not None else []:
+        click.echo(f"warning: {warning}", err=True)
     return toolset
 
 
@@ -93,6 +95,7 @@ def tools() -> None:
 def list_tools(ctx: click.Context) -> None:
     """Name, kind, plugin and description of every enabled tool."""
     toolset = _load_tools(load(ctx))
+    toolset.disconnect()
     rows = [
         (t.name, str(t.kind), t.plugin, t.description.splitlines()[0]) for t in toolset.registry
     ]
@@ -112,6 +115,7 @@ def list_tools(ctx: click.Context) -> None:
 def show(ctx: click.Context, name: str) -> None:
     """One tool's metadata and JSON schema, as JSON."""
     toolset = _load_tools(load(ctx))
+    toolset.disconnect()
     if name not in toolset.registry:
         available = ", ".join(toolset.registry.names()) or "none"
         click.echo(f"error: unknown tool {name!r}. Available tools: {available}", err=True)
@@ -138,6 +142,7 @@ def manifest(ctx: click.Context, fmt: str | None, count_tokens: bool) -> None:
     config = load(ctx)
     fmt = fmt or config.agent.manifest_format
     toolset = _load_tools(config)
+    toolset.disconnect()
     tools_ = list(toolset.registry)
     rendered = toolset.registry.manifest(fmt)
     click.echo(rendered if isinstance(rendered, str) else json.dumps(rendered, indent=2))
@@ -178,6 +183,9 @@ def call(ctx: click.Context, name: str, arguments: str) -> None:
     config = load(ctx)
     toolset = _load_tools(config)
     executor = build_executor(config, toolset.registry)
-    result = asyncio.run(executor.execute(ToolCall(name, args), frontend="cli"))
+    try:
+        result = asyncio.run(executor.execute(ToolCall(name, args), frontend="cli"))
+    finally:
+        toolset.disconnect()
     click.echo(json.dumps(result.to_dict(), indent=2, ensure_ascii=False, default=str))
     sys.exit(0 if result.ok else 1)
