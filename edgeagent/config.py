@@ -121,6 +121,11 @@ class LlamaCppConfig(Section):
     unset: as the model profile says ([agent] profile)."""
     plain_markers: StrictBool = True
     """Spell call markers as ordinary text, not as the (untrained) special tokens."""
+    state_cache_dir: Path = DEFAULT_CACHE / "llamacpp"
+    """Where the KV state of the system prompt and primer is saved, so a restart
+    restores it instead of evaluating it again (edgeagent.llm.prompt_cache)."""
+    state_cache_max_mb: StrictInt = Field(256, ge=0)
+    """The state directory's bound (least recently used files go first); 0: no cache."""
 
 
 class HailoConfig(Section):

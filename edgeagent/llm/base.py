@@ -81,6 +81,12 @@ class Engine(Protocol):
         """Tokens the messages take once rendered through the chat template."""
         ...
 
+    def prime(self, messages: Sequence[Message], *, cancelled: CancelCheck) -> None:
+        """Prepare for conversations that start with ``messages`` (the system prompt and
+        primer), so the first turn evaluates only what follows; a no-op where the
+        engine keeps no context. Stop early once ``cancelled()`` is true."""
+        ...
+
     def status(self) -> EngineStatus: ...
 
     def close(self) -> None:
@@ -101,6 +107,11 @@ class LLM(Protocol):
 
     async def start(self) -> None:
         """Load the model now rather than on the first request. Idempotent."""
+        ...
+
+    async def prime(self, messages: Sequence[Message]) -> None:
+        """Have the model hold the start every conversation shares (``Engine.prime``);
+        requests sent meanwhile wait for it. Again after a restarted worker."""
         ...
 
     @property
@@ -199,6 +210,10 @@ class InProcessLLM:
 
     async def start(self) -> None:
         """Nothing to do: the engine was loaded when it was built."""
+
+    async def prime(self, messages: Sequence[Message]) -> None:
+        async with self._lock:
+            await asyncio.to_thread(self.engine.prime, messages, cancelled=lambda: False)
 
     @property
     def alive(self) -> bool:

@@ -251,6 +251,16 @@ class HailoEngine:
         except OSError as exc:  # a read-only cache only costs a priming per start
             log.warning("cannot cache the primed Hailo context in %s: %s", path, exc)
 
+    def prime(self, messages: Sequence[Message], *, cancelled: CancelCheck) -> None:
+        """Restore (or prime and cache) the system prompt's context now, before the
+        first turn needs it."""
+        self._require_open()
+        if not messages or messages[0]["role"] != "system" or self._busy:
+            return
+        system = self._outgoing(messages[0])
+        if self.cache_path(system["content"]).stem != self._primed_key:
+            self._restore(system)
+
     # --- generation ----------------------------------------------------------------------
 
     def _read(self, completion: Any) -> str:

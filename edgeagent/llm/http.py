@@ -294,6 +294,9 @@ class HTTPEngine:
 
     # --- accounting and lifetime ---------------------------------------------------------------
 
+    def prime(self, messages: Sequence[Message], *, cancelled: CancelCheck) -> None:
+        """The server keeps its own cache (a prompt it saw is reused there)."""
+
     def count_tokens(self, messages: Sequence[Message]) -> int:
         # An estimate: a tokenizer round trip per budget check costs more than it saves.
         return sum(len(m["content"]) // 4 + 4 for m in messages)

@@ -11,6 +11,10 @@ Three things here matter more than they look:
 * **The KV cache survives between turns.** The agent always sends the whole
   conversation; only the tokens after the longest common prefix with what the cache
   already holds are evaluated (the system prompt and tool manifest are paid once).
+* **The shared start is primed.** ``prime`` puts the start every conversation shares
+  (system prompt, manifest, primer) into the KV cache before the first turn: restored
+  from a state file (:mod:`edgeagent.llm.prompt_cache`) when one matches the model,
+  template and tokens, else evaluated and saved for the next start.
 * **Streaming is byte-exact.** Tokens are decoded with an incremental UTF-8 decoder
   (a character may span tokens) and held back while they could still be the start of
   a stop sequence, so stop sequences are never emitted.
@@ -22,6 +26,7 @@ import codecs
 import ctypes
 import logging
 import re
+import time
 from collections.abc import Iterator, Sequence
 from dataclasses import dataclass
 from pathlib import Path
@@ -34,6 +39,7 @@ from edgeagent.errors import (
     ModelNotFoundError,
 )
 from edgeagent.llm.base import CancelCheck, EngineStatus, GenerateRequest, Message
+from edgeagent.llm.prompt_cache import PromptStateCache, state_key
 from edgeagent.llm.text import ChatTemplate, StopFilter
 from edgeagent.tools.calls import CALL_TAGS
 
@@ -59,6 +65,19 @@ class EvalStats:
     reused_tokens: int = 0
     evaluated_tokens: int = 0
     generated_tokens: int = 0
+
+
+@dataclass
+class PrimeStats:
+    """How the shared start of conversations got into the KV cache (status, tests)."""
+
+    source: str = "none"
+    """``restored`` (from a state file), ``evaluated``, ``held`` (already there) or
+    ``none`` (not primed yet)."""
+    tokens: int = 0
+    seconds: float = 0.0
+    cached: bool = False
+    """Whether a state file holds it now, for the next start."""
 
 
 class GrammarGate:
@@ -134,6 +153,7 @@ class LlamaCppEngine:
         n_threads: int | None,
         plain_markers: bool = True,
         call_tags: tuple[str, str] = CALL_TAGS,
+        state_cache: PromptStateCache | None = None,
     ) -> None:
         model_path = Path(model_path).expanduser()
         if not model_path.is_file():
@@ -180,6 +200,12 @@ class LlamaCppEngine:
         self._template = ChatTemplate(
             source, variables={"bos_token": self._bos_text, "eos_token": eos_text}
         )
+        stat = model_path.stat()
+        # What a saved state depends on besides its tokens (state_key).
+        identity = (str(model_path.resolve()), stat.st_size, stat.st_mtime_ns)
+        self._state_id = (*identity, llama_cpp.__version__, source)
+        self._states = state_cache
+        self.primed = PrimeStats()
         self.end_text = self._template.end_of_turn()
         self._add_bos = bool(llm._model.add_bos_token())
         self._markers = {} if plain_markers else self._special_markers()
@@ -214,10 +240,12 @@ class LlamaCppEngine:
                 tokens += self._llm.tokenize(part.encode("utf-8"), add_bos=False, special=False)
         return tokens
 
-    def tokenize_messages(self, messages: Sequence[Message]) -> list[int]:
+    def tokenize_messages(
+        self, messages: Sequence[Message], *, add_generation_prompt: bool = True
+    ) -> list[int]:
         """The prompt tokens: template text as special tokens, contents as plain text."""
         assert self._llm is not None
-        segments = self._template.segments(messages, add_generation_prompt=True)
+        segments = self._template.segments(messages, add_generation_prompt=add_generation_prompt)
         tokens: list[int] = []
         starts_with_bos = bool(segments) and segments[0][0].startswith(self._bos_text)
         if self._add_bos and not (self._bos_text and starts_with_bos):
@@ -245,18 +273,23 @@ class LlamaCppEngine:
         self._grammar.reset()
         return self._grammar
 
+    def _held_prefix(self, tokens: Sequence[int]) -> int:
+        """How many of ``tokens`` the KV cache already holds, from the start."""
+        llm = self._llm
+        assert llm is not None
+        prefix = 0
+        for have, want in zip(llm.input_ids[: llm.n_tokens], tokens, strict=False):
+            if have != want:
+                break
+            prefix += 1
+        return prefix
+
     def _prefill(self, tokens: list[int], cancelled: CancelCheck) -> bool:
         """Evaluate the new prompt tokens, reusing the cached prefix. False if cancelled."""
         llm = self._llm
         assert llm is not None
-        cached = llm.input_ids[: llm.n_tokens]
-        prefix = 0
-        for have, want in zip(cached, tokens, strict=False):
-            if have != want:
-                break
-            prefix += 1
         # At least one token must be evaluated now, so the logits are fresh.
-        prefix = min(prefix, len(tokens) - 1)
+        prefix = min(self._held_prefix(tokens), len(tokens) - 1)
         self.stats = EvalStats(
             prompt_tokens=len(tokens), reused_tokens=prefix, evaluated_tokens=len(tokens) - prefix
         )
@@ -345,6 +378,84 @@ class LlamaCppEngine:
         if tail and not cancelled():
             yield tail
 
+    # --- the shared start -------------------------------------------------------------
+
+    def prime(self, messages: Sequence[Message], *, cancelled: CancelCheck) -> None:
+        """Hold ``messages`` (the start every conversation shares) in the KV cache:
+        restored from the state cache when it has them, else evaluated and stored."""
+        llm = self._llm
+        if llm is None:
+            raise LLMError("the llama.cpp engine is closed")
+        began = time.perf_counter()
+        tokens = self.tokenize_messages(messages, add_generation_prompt=False)
+        if len(tokens) >= llm.n_ctx():
+            raise ContextOverflowError(
+                f"the system prompt and primer take {len(tokens)} tokens but the context "
+                f"window is {llm.n_ctx()}; raise [llm.llamacpp] n_ctx or enable fewer tools"
+            )
+        key = self.state_key(tokens)
+        states = self._states
+        held = self._held_prefix(tokens)
+        if held == len(tokens):
+            source = "held"
+        elif states is not None and self._restore(states, key, tokens):
+            source = "restored"
+        else:
+            llm.n_tokens = held  # eval() drops every cached position from n_tokens on
+            for start in range(held, len(tokens), PREFILL_CHUNK):
+                if cancelled():
+                    return
+                llm.eval(tokens[start : start + PREFILL_CHUNK])
+            source = "evaluated"
+        cached = source == "restored"
+        if states is not None and source != "restored":
+            cached = states.path(key).is_file()
+            if not cached and llm.n_tokens == len(tokens):  # exactly the prefix: save it
+                cached = states.store(key, tokens, self._state_bytes()) is not None
+        seconds = time.perf_counter() - began
+        self.primed = PrimeStats(source=source, tokens=len(tokens), seconds=seconds, cached=cached)
+        log.info("primed %d tokens (%s) in %.2f s", len(tokens), source, seconds)
+
+    def state_key(self, tokens: Sequence[int]) -> str:
+        """The state cache's key for ``tokens`` on this model, template and llama.cpp."""
+        return state_key(*self._state_id, tokens)
+
+    def _state_bytes(self) -> bytes:
+        """The KV cache of the conversation's sequence, as llama.cpp serialises it."""
+        assert self._llm is not None
+        ctx = self._llm._ctx.ctx
+        size = self._lc.llama_state_seq_get_size(ctx, 0)
+        buffer = (ctypes.c_uint8 * size)()
+        written = self._lc.llama_state_seq_get_data(ctx, buffer, size, 0)
+        return bytes(memoryview(buffer)[:written])
+
+    def _restore(self, states: PromptStateCache, key: str, tokens: list[int]) -> bool:
+        """Load the stored state for ``tokens``; False (file discarded) when unusable."""
+        llm = self._llm
+        assert llm is not None
+        stored = states.load(key)
+        if stored is None:
+            return False
+        payload = stored.payload
+        llm.n_tokens = 0
+        llm._ctx.kv_cache_seq_rm(-1, 0, -1)
+        loaded = 0
+        if stored.tokens == tokens and payload:
+            buffer = (ctypes.c_uint8 * len(payload)).from_buffer_copy(payload)
+            loaded = self._lc.llama_state_seq_set_data(llm._ctx.ctx, buffer, len(payload), 0)
+        if loaded != len(payload) or not payload:
+            log.warning(
+                "discarding the cached prompt state %s: it does not hold this prompt or "
+                "llama.cpp could not load it (%d of %d bytes, %d tokens); evaluating again",
+                states.path(key), loaded, len(payload), len(stored.tokens),
+            )  # fmt: skip
+            llm._ctx.kv_cache_seq_rm(-1, 0, -1)
+            states.discard(key)
+            return False
+        llm.input_ids[: len(tokens)] = tokens
+        llm.n_tokens = len(tokens)
+        return True
+
     # --- lifecycle --------------------------------------------------------------------
 
     def status(self) -> EngineStatus:
@@ -360,6 +471,11 @@ class LlamaCppEngine:
                 "last_evaluated_tokens": self.stats.evaluated_tokens,
                 "last_generated_tokens": self.stats.generated_tokens,
                 "plain_markers": self.plain_markers,
+                "prime": self.primed.source,
+                "primed_tokens": self.primed.tokens,
+                "prime_s": round(self.primed.seconds, 3),
+                "prime_cached": self.primed.cached,
+                "state_cache_dir": str(self._states.directory) if self._states else None,
             },
         )
 

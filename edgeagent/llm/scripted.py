@@ -173,6 +173,9 @@ class ScriptedEngine:
                 time.sleep(self.chunk_delay_s)
             yield text[start : start + self.chunk_size]
 
+    def prime(self, messages: Sequence[Message], *, cancelled: CancelCheck) -> None:
+        """A script holds no context: nothing to prepare."""
+
     def count_tokens(self, messages: Sequence[Message]) -> int:
         return count_words_tokens(messages)
 

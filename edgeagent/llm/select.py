@@ -68,6 +68,8 @@ def _llamacpp_spec(config: Config) -> EngineSpec:
             "n_ctx": llm.llamacpp.n_ctx,
             "n_threads": llm.llamacpp.n_threads,
             "plain_markers": llm.llamacpp.plain_markers,
+            "state_cache_dir": str(config.resolve(llm.llamacpp.state_cache_dir)),
+            "state_cache_max_mb": llm.llamacpp.state_cache_max_mb,
         },
     )
 
@@ -121,12 +123,18 @@ def create_engine(spec: EngineSpec) -> Engine:
     opts = dict(spec.options)
     if spec.backend == "llamacpp":
         from edgeagent.llm.llamacpp import LlamaCppEngine
+        from edgeagent.llm.prompt_cache import PromptStateCache
 
+        max_mb = int(opts.get("state_cache_max_mb", 0))
+        states = None
+        if max_mb > 0 and opts.get("state_cache_dir"):
+            states = PromptStateCache(Path(opts["state_cache_dir"]), max_bytes=max_mb * 2**20)
         return LlamaCppEngine(
             model_path=Path(opts["model_path"]),
             n_ctx=int(opts["n_ctx"]),
             n_threads=opts.get("n_threads"),
             plain_markers=bool(opts.get("plain_markers", True)),
+            state_cache=states,
         )
     if spec.backend == "hailo":
         from edgeagent.llm.hailo import HailoEngine

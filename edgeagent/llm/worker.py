@@ -8,7 +8,7 @@ instead of the end of the daemon.
 Protocol over one duplex :func:`multiprocessing.Pipe` (the child is single-threaded):
 
 * parent -> child: ``("generate", id, request)``, ``("count", id, messages)``,
-  ``("status", id)``, ``("cancel", id)``, ``("close",)``
+  ``("prime", id, messages)``, ``("status", id)``, ``("cancel", id)``, ``("close",)``
 * child -> parent: ``("ready",)`` or ``("failed", error)`` once; then per request
   ``("text", id, piece)`` ..., ending in ``("end", id)``, ``("result", id, value)`` or
   ``("error", id, error)``.
@@ -73,7 +73,7 @@ def _serve(conn: Connection, spec: EngineSpec) -> None:
             kind = msg[0]
             if kind == "close":
                 return
-            if kind == "generate":
+            if kind in ("generate", "prime"):
                 if _generate(conn, engine, msg[1], msg[2]):
                     return
             elif kind in ("count", "status"):
@@ -88,8 +88,11 @@ def _serve(conn: Connection, spec: EngineSpec) -> None:
         engine.close()
 
 
-def _generate(conn: Connection, engine: Engine, rid: int, request: GenerateRequest) -> bool:
-    """Run one generation; True when the parent asked the worker to exit meanwhile."""
+def _generate(
+    conn: Connection, engine: Engine, rid: int, work: GenerateRequest | list[Message]
+) -> bool:
+    """Run one generation, or a priming (``work`` is then the messages to hold, and
+    the answer one ``result``); True when the parent asked the worker to exit meanwhile."""
     stop = False
     closing = False
 
@@ -105,7 +108,11 @@ def _generate(conn: Connection, engine: Engine, rid: int, request: GenerateReque
         return stop
 
     try:
-        for piece in engine.generate(request, cancelled=cancelled):
+        if not isinstance(work, GenerateRequest):
+            engine.prime(work, cancelled=cancelled)
+            conn.send(("result", rid, None))
+            return closing
+        for piece in engine.generate(work, cancelled=cancelled):
             conn.send(("text", rid, piece))
             if cancelled():
                 break
@@ -177,6 +184,8 @@ class WorkerLLM:
         self._lock: asyncio.Lock | None = None
         self._lock_loop: asyncio.AbstractEventLoop | None = None
         self._replacing: asyncio.Task[None] | None = None
+        self._prefix: list[Message] | None = None
+        """What ``prime`` asked the model to hold: primed again in a new worker."""
 
     # --- process management ---------------------------------------------------------
 
@@ -295,6 +304,11 @@ class WorkerLLM:
             self._reap()
             raise msg[1]
         self._ready = True
+        if self._prefix is not None:  # a replacement worker: the first turn stays warm
+            try:
+                await self._ask("prime", self._prefix)
+            except LLMError as exc:
+                log.warning("the restarted model worker could not prime its context: %s", exc)
 
     # --- the pipe -------------------------------------------------------------------
 
@@ -410,30 +424,34 @@ class WorkerLLM:
     async def _call(self, kind: str, *args: Any) -> Any:
         async with self._lock_for_loop():
             await self._ensure_ready()
-            assert self._conn is not None
-            rid = next(self._ids)
-            self._conn.send((kind, rid, *args))
-            while True:
-                try:
-                    msg = await self._recv(self.generation_timeout_s)
-                except _Dead:
-                    how = await self._restart_after_crash()
-                    raise WorkerCrashedError(
-                        f"model worker {how} while answering {kind!r}; restarted it, please retry"
-                    ) from None
-                except TimeoutError:
-                    # A worker that cannot answer a small question is stuck (frozen,
-                    # swapping): replace it, so the next request finds a live one.
-                    waited = f"{self.generation_timeout_s:g} s"
-                    await self._replace(f"did not answer {kind!r} within {waited}")
-                    raise GenerationTimeoutError(
-                        f"the model worker did not answer {kind!r} within "
-                        f"{self.generation_timeout_s:g} s; it was restarted"
-                    ) from None
-                if len(msg) >= 2 and msg[1] == rid:
-                    if msg[0] == "error":
-                        raise msg[2]
-                    return msg[2]
+            return await self._ask(kind, *args)
+
+    async def _ask(self, kind: str, *args: Any) -> Any:
+        """One request to a ready worker, holding the lock: its ``result``."""
+        assert self._conn is not None
+        rid = next(self._ids)
+        self._conn.send((kind, rid, *args))
+        while True:
+            try:
+                msg = await self._recv(self.generation_timeout_s)
+            except _Dead:
+                how = await self._restart_after_crash()
+                raise WorkerCrashedError(
+                    f"model worker {how} while answering {kind!r}; restarted it, please retry"
+                ) from None
+            except TimeoutError:
+                # A worker that cannot answer a small question is stuck (frozen,
+                # swapping): replace it, so the next request finds a live one.
+                waited = f"{self.generation_timeout_s:g} s"
+                await self._replace(f"did not answer {kind!r} within {waited}")
+                raise GenerationTimeoutError(
+                    f"the model worker did not answer {kind!r} within "
+                    f"{self.generation_timeout_s:g} s; it was restarted"
+                ) from None
+            if len(msg) >= 2 and msg[1] == rid:
+                if msg[0] == "error":
+                    raise msg[2]
+                return msg[2]
 
     async def count_tokens(self, messages: Sequence[Message]) -> int:
         return int(await self._call("count", list(messages)))
@@ -448,6 +466,13 @@ class WorkerLLM:
         """Load the model now instead of on the first request."""
         async with self._lock_for_loop():
             await self._ensure_ready()
+
+    async def prime(self, messages: Sequence[Message]) -> None:
+        """Have the model hold ``messages`` now; remembered for a restarted worker."""
+        async with self._lock_for_loop():
+            await self._ensure_ready()
+            self._prefix = list(messages)
+            await self._ask("prime", self._prefix)
 
     async def aclose(self) -> None:
         """Stop the worker. Idempotent."""

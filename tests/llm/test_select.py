@@ -55,6 +55,8 @@ def test_auto_uses_a_cached_gguf(tmp_path: Path, importable: set[str]) -> None:
             "n_ctx": 2048,
             "n_threads": None,
             "plain_markers": True,
+            "state_cache_dir": str(Path("~/.cache/edgeagent/llamacpp").expanduser()),
+            "state_cache_max_mb": 256,
         },
     )
 
