@@ -3,7 +3,9 @@ uvicorn inside the caller's asyncio loop (the daemon's, or ``edgeagent mcp serve
 
 The SDK keeps its DNS-rebinding protection for a loopback ``host`` (a web page cannot
 reach the server through a name that resolves to 127.0.0.1). With a token, every
-request must carry ``Authorization: Bearer <token>``; anything else gets 401 with a
+request must carry ``Authorization: Bearer <token>``, or go to ``/mcp/<token>``, the
+form for a client that takes only a URL (Home Assistant's MCP integration sends a
+header only after OAuth, which edgeagent does not run); anything else gets 401 with a
 ``WWW-Authenticate`` header, before the SDK sees it.
 """
 
@@ -21,7 +23,7 @@ import uvicorn
 from mcp.server.lowlevel import Server
 
 from edgeagent.mcp import HTTP_PATH
-from edgeagent.mcp.token import bearer_matches
+from edgeagent.mcp.token import bearer_matches, path_token_matches
 
 log = logging.getLogger(__name__)
 
@@ -50,6 +52,11 @@ class BearerToken:
         if bearer_matches(raw.decode("latin-1") if raw is not None else None, self._token):
             await self.app(scope, receive, send)
             return
+        if path_token_matches(str(scope.get("path", "")), HTTP_PATH, self._token):
+            # /mcp/<token> is /mcp: the SDK's app sees the path it serves.
+            inner = {**scope, "path": HTTP_PATH, "raw_path": HTTP_PATH.encode()}
+            await self.app(inner, receive, send)
+            return
         # RFC 6750: no credentials -> the scheme alone; wrong ones -> invalid_token.
         challenge = f'Bearer realm="{REALM}"'
         if raw is not None:
@@ -58,7 +65,7 @@ class BearerToken:
             {
                 "error": "invalid_token" if raw is not None else "unauthorized",
                 "error_description": "send Authorization: Bearer <the token in the "
-                "server's [mcp] token_file>",
+                "server's [mcp] token_file>, or use the URL /mcp/<that token>",
             }
         ).encode()
         await send(

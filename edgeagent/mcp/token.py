@@ -41,6 +41,16 @@ def read_token_file(path: Path, *, key: str) -> str:
     return token
 
 
+def path_token_matches(path: str, prefix: str, token: str) -> bool:
+    """Whether ``path`` is ``<prefix>/<token>``: the token in the URL, for a client that
+    can be given a URL but no header (Home Assistant's MCP integration). Constant-time,
+    like :func:`bearer_matches`."""
+    head, slash, presented = path.rpartition("/")
+    if not slash or head != prefix:
+        return False
+    return hmac.compare_digest(presented.encode(), token.encode())
+
+
 def bearer_matches(authorization: str | None, token: str) -> bool:
     """Whether an ``Authorization`` header carries ``Bearer <token>``; a constant-time
     comparison, so the time taken tells nothing about how much of a guess was right."""

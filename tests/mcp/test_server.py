@@ -251,6 +251,22 @@ def test_http_refuses_a_missing_or_wrong_token(
     assert "token_file" in response.json()["error_description"]
 
 
+def test_http_token_in_the_url_for_a_client_that_sends_no_header(
+    http_server: MCPServerProcess,
+) -> None:
+    """Home Assistant's MCP integration takes a URL and sends no token of its own."""
+
+    async def main() -> None:
+        async with Client(f"{http_server.url}/{TOKEN}") as client:
+            await check_math(client)
+
+    run(main())
+    discover = {"jsonrpc": "2.0", "id": 1, "method": "server/discover", "params": {}}
+    with httpx.Client(timeout=5, trust_env=False) as http:
+        for wrong in (f"/{TOKEN}x", "/", f"/a/{TOKEN}"):
+            assert http.post(http_server.url + wrong, json=discover).status_code == 401, wrong
+
+
 def test_http_sdk_client_with_a_wrong_token_cannot_connect(http_server: MCPServerProcess) -> None:
     async def main() -> None:
         async with over_http(http_server.url, token="wrong-token") as client:
