@@ -30,7 +30,8 @@ def sim(ctx: click.Context, host: str | None, port: int | None) -> None:
     from edgeagent_sim import create_app
     from edgeagent_sim.server import SimulatorServer
 
-    config = load(ctx).simulator
+    full = load(ctx)
+    config = full.simulator
     host = host or config.host
     port = port or config.port
     if not _is_loopback(host):
@@ -41,6 +42,8 @@ def sim(ctx: click.Context, host: str | None, port: int | None) -> None:
         {
             "STATE_FILE": str(state_file) if state_file else None,
             "ALLOWED_HOSTS": list(config.allowed_hosts),
+            # The console asks the daemon that the same config starts.
+            "DAEMON_SOCKET": str(full.socket.path) if full.socket.enabled else None,
         }
     )
     try:
@@ -49,6 +52,8 @@ def sim(ctx: click.Context, host: str | None, port: int | None) -> None:
         click.echo(f"error: cannot listen on {host}:{port}: {exc}; pick another --port", err=True)
         sys.exit(1)
     click.echo(f"simulator dashboard: {server.url}/  (state file: {state_file or 'none'})")
+    if full.socket.enabled:
+        click.echo(f"console: asks the daemon on {full.socket.path} ([socket] path)")
     try:
         server.serve_forever()
     except KeyboardInterrupt:

@@ -58,6 +58,8 @@ function draw(snapshot) {
   drawLed(snapshot.led);
   drawServo(snapshot.servo);
   document.body.dataset.version = String(snapshot.version);
+  // The console (console.js) links a change to the tool call that made it.
+  document.dispatchEvent(new CustomEvent("devicestate", { detail: snapshot }));
 }
 
 // Coalesce posts while one is in flight, so dragging a slider sends the latest value
