@@ -42,6 +42,7 @@ sys.path.insert(0, str(HERE))
 
 from _offline import Overrides, flip, offline_tools  # noqa: E402
 from conversations import KINDS, load_conversations, start_state  # noqa: E402
+from extra_tools import add_extra_tools  # noqa: E402
 from judge import JudgeContext, judge_turn  # noqa: E402
 
 from edgeagent.agent.events import ErrorEvent, FinalAnswer, ToolCallEvent, ToolResultEvent  # noqa: E402
@@ -61,8 +62,13 @@ THREADS = 2
 VARIANTS: dict[str, Overrides] = {
     "default": {},
     "grammar": {"llm": {"llamacpp": {"grammar": flip}}},
+    # 32 remote-style tools loaded besides the shipped ones (bench/extra_tools.py): all
+    # of them in every prompt, or the shipped tool selection ([agent] max_manifest_tokens).
+    "many_tools": {"agent": {"max_manifest_tokens": 0}},
+    "many_tools_selected": {},
 }
 DEFAULT_VARIANTS = ("default", "grammar")
+WITH_EXTRA_TOOLS = frozenset({"many_tools", "many_tools_selected"})
 
 _ATTEMPT = (
     re.compile(r"[\"']name[\"']\s*:.*[\"'](arguments|parameters)[\"']\s*:", re.DOTALL),
@@ -230,6 +236,8 @@ async def run_turn(bench: Bench, conversation: Any, prompt: str) -> dict[str, An
         elif isinstance(event, ErrorEvent):
             error = event.message
     turn_s = time.perf_counter() - start
+    system = conversation.messages[0]
+    selection = conversation.selection
     for gen in bench.llm.generations:
         parsed = bench.agent.call_format.parse(gen["raw"])
         gen["attempt"] = looks_like_attempt(gen["raw"])
@@ -242,6 +250,8 @@ async def run_turn(bench: Bench, conversation: Any, prompt: str) -> dict[str, An
         "answer": answer,
         "error": error,
         "turn_s": round(turn_s, 3),
+        "system_prompt_tokens": await bench.llm.count_tokens([system]),
+        "shown_tools": None if selection is None else list(selection.names),
         "generated_tokens": sum(g["generated_tokens"] for g in bench.llm.generations),
         "generations": bench.llm.generations,
     }
@@ -328,6 +338,8 @@ async def run_variant(
         tmp = stack.enter_context(tempfile.TemporaryDirectory(prefix="edgeagent-bench-"))
         offline = stack.enter_context(offline_tools(Path(tmp), VARIANTS[variant]))
         config, registry, llm = offline.config, offline.tools.registry, llm_for(offline.config)
+        if variant in WITH_EXTRA_TOOLS:
+            add_extra_tools(registry)
         runtime = await stack.enter_async_context(
             build_runtime(config, tools=offline.tools, llm=llm)
         )
