@@ -35,10 +35,11 @@ def mcp() -> None:
 )  # fmt: skip
 @click.pass_context
 def serve(ctx: click.Context, use_http: bool, host: str | None, port: int | None) -> None:
-    """Serve every enabled tool, and `ask` (a request to the on-device agent), over MCP.
+    """Serve the tools, and `ask` (a request to the on-device agent), over MCP.
 
-    Calls run under the call policy of front end `mcp` (no shell by default), one at a
-    time. Logs go to stderr; on stdio, stdout carries only MCP messages.
+    Every enabled tool the call policy lets front end `mcp` call is offered (all but the
+    shell, by default); calls run one at a time. Logs go to stderr; on stdio, stdout
+    carries only MCP messages.
     """
     config = load(ctx)
     root = logging.getLogger()
