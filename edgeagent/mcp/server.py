@@ -144,9 +144,7 @@ class ToolServer:
 
     def offered(self) -> list[Tool]:
         """The tools listed to clients: those the policy lets ``mcp`` call."""
-        return [
-            t for t in self.tools.values() if self.policy.verdict(t, frontend=FRONTEND).allowed
-        ]
+        return [t for t in self.tools.values() if self.policy.verdict(t, frontend=FRONTEND).allowed]
 
     def list_tools(self) -> list[types.Tool]:
         listed = [
@@ -182,6 +180,9 @@ class ToolServer:
         self.calls += 1
         if name == ASK_TOOL:
             return await self._ask(dict(arguments or {}))
+        if name not in self.tools:  # the executor's message would name tools not offered
+            offered = ", ".join([*(t.name for t in self.offered()), ASK_TOOL])
+            return _error(f"Unknown tool {name!r}. Available tools: {offered}")
         result = await self._call(ToolRequest(name, dict(arguments or {}), frontend=FRONTEND))
         if not result.ok:
             return _error(result.error or "the call failed")

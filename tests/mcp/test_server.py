@@ -152,6 +152,12 @@ async def check_denied(client: Client) -> None:
     assert result.is_error
     assert "not allowed from mcp" in text(result)
     assert "[tools.policy] deny.mcp" in text(result)
+    unknown = await client.call_tool("lamp", {"on": True})
+    assert unknown.is_error
+    assert text(unknown) == (
+        "Unknown tool 'lamp'. Available tools: "
+        "led, led_state, math, servo, servo_state, weather, ask"
+    )
 
 
 async def check_ask(client: Client) -> None:
