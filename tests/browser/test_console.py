@@ -11,6 +11,7 @@ from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import Any
 
+import httpx
 import pytest
 from edgeagent_sim import create_app
 from edgeagent_sim.server import SimulatorServer
@@ -238,3 +239,79 @@ def test_the_banner_shows_while_the_daemon_is_down_and_goes_when_it_is_back(
     browser.find_element("id", "ask-button").click()
     answer = wait_for(lambda: css(browser, ".message.agent[data-done='true']"))[0]
     assert answer.text == "Hello from the scripted model."
+
+
+EVIL_PAGE = """<!doctype html><html><body>
+<form id="form" method="POST" enctype="text/plain" action="{url}/console/api/call" target="sink">
+  <input name='{{"tool": "led", "arguments": {{"color": "green"}}, "x": "' value='"}}'>
+</form>
+<iframe name="sink"></iframe>
+<script>
+  const body = JSON.stringify({{tool: "led", arguments: {{color: "green"}}}});
+  window.tries = Promise.allSettled([
+    fetch("{url}/console/api/call", {{method: "POST", mode: "no-cors",
+      headers: {{"Content-Type": "text/plain"}}, body}}),
+    fetch("{url}/console/api/call", {{method: "POST",
+      headers: {{"Content-Type": "application/json"}}, body}}),
+    fetch("{url}/console/api/ask", {{method: "POST", mode: "no-cors",
+      headers: {{"Content-Type": "text/plain"}},
+      body: JSON.stringify({{prompt: "turn the led red"}})}}),
+  ]).then(() => {{ document.getElementById("form").submit(); return "sent"; }});
+</script></body></html>"""
+
+
+class EvilSite:
+    """A page on another origin (another port of 127.0.0.1) that tries to drive the
+    console through the visitor's browser."""
+
+    def __init__(self, directory: Path, target: str) -> None:
+        import functools
+        import http.server
+        import threading
+
+        directory.mkdir()
+        (directory / "index.html").write_text(EVIL_PAGE.format(url=target))
+        handler = functools.partial(http.server.SimpleHTTPRequestHandler, directory=str(directory))
+        self.server = http.server.ThreadingHTTPServer(("127.0.0.1", 0), handler)
+        self.url = f"http://127.0.0.1:{self.server.server_port}/"
+        self.thread = threading.Thread(target=self.server.serve_forever, daemon=True)
+        self.thread.start()
+
+    def close(self) -> None:
+        self.server.shutdown()
+        self.server.server_close()
+
+
+def test_a_page_on_another_origin_cannot_drive_the_console(
+    browser: Any, rig: Rig, tmp_path: Path
+) -> None:
+    """CSRF: the Host is right (the browser talks to 127.0.0.1 itself), so only the
+    Origin, Sec-Fetch-Site and the JSON-only rule stand between the page and the LED."""
+    rig.start_daemon()
+    refused: list[int] = []
+    app = rig.sim.app
+
+    @app.after_request
+    def record(response: Any) -> Any:
+        from flask import request
+
+        if request.method == "POST" and request.path.startswith("/console/"):
+            refused.append(response.status_code)
+        return response
+
+    evil = EvilSite(tmp_path / "evil", rig.sim.url)
+    try:
+        browser.get(evil.url)
+        assert (
+            browser.execute_async_script("window.tries.then(arguments[arguments.length - 1])")
+            == "sent"
+        )
+        wait_for(lambda: len(refused) >= 3)  # the preflighted fetch never comes
+        time.sleep(0.5)
+    finally:
+        evil.close()
+    assert refused and set(refused) <= {403, 415}
+    with httpx.Client(timeout=5, trust_env=False) as http:
+        assert http.get(f"{rig.sim.url}/api/led").json()["pixels"][0] != "#00ff00"
+        trace = http.get(f"{rig.sim.url}/console/api/status").json()["status"]
+    assert trace["requests"]["served"] == 0  # no turn and no call ran
