@@ -5,7 +5,8 @@ and appends every call it really receives to ``--record`` (one JSON line each), 
 test reads what reached the server, not what the client meant to send.
 
 Tools: a thermostat (``room_temperature`` is read-only, ``set_heating`` acts, with a
-range), ``lamp`` (no annotations: unknown, so an acting tool), ``always_fails`` (a
+range), ``weather`` (a name edgeagent's weather plugin has too), ``lamp`` (no
+annotations: unknown, so an acting tool), ``always_fails`` (a
 tool error, ``isError``), ``hang`` (never answers) and ``crash`` (the process exits in
 the middle of the call). ``--exit-after S`` makes the whole server exit S seconds after
 it starts; ``--token-file`` makes the HTTP endpoint refuse requests without
@@ -54,6 +55,12 @@ def build_server(record: Path | None) -> MCPServer:
         note("set_heating", {"room": room, "celsius": celsius})
         targets[room] = celsius
         return f"heating in the {room} set to {celsius:g} °C"
+
+    @server.tool(annotations=ToolAnnotations(read_only_hint=True))
+    def weather() -> dict[str, Any]:
+        """The weather at the house (edgeagent has a tool of that name too)."""
+        note("weather", {})
+        return {"outside_celsius": 4.0}
 
     @server.tool()
     def lamp(on: bool) -> str:
