@@ -15,6 +15,7 @@ import httpx
 import pytest
 from edgeagent_sim import create_app
 from edgeagent_sim.server import SimulatorServer
+from flask import Response, request
 
 from tests.agent.scripted_agent import call
 from tests.daemon_process import DaemonProcess
@@ -291,13 +292,12 @@ def test_a_page_on_another_origin_cannot_drive_the_console(
     refused: list[int] = []
     app = rig.sim.app
 
-    @app.after_request
-    def record(response: Any) -> Any:
-        from flask import request
-
+    def record(response: Response) -> Response:
         if request.method == "POST" and request.path.startswith("/console/"):
             refused.append(response.status_code)
         return response
+
+    app.after_request(record)
 
     evil = EvilSite(tmp_path / "evil", rig.sim.url)
     try:
