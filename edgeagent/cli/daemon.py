@@ -153,6 +153,7 @@ def _status_lines(info: dict[str, Any]) -> list[tuple[str, str]]:
         ("worker", f"{info.get('worker_restarts', 0)} restarts"),
         ("mqtt", mqtt_state),
         ("socket", str(info.get("socket"))),
+        ("mcp", _mcp_line(info.get("mcp") or {})),
         ("sessions", str(info.get("sessions", 0))),
         ("tools", ", ".join(info.get("tools", [])) or "none"),
     ]
@@ -161,6 +162,16 @@ def _status_lines(info: dict[str, Any]) -> list[tuple[str, str]]:
     for name, server in sorted((info.get("mcp_servers") or {}).items()):
         lines.append((f"mcp:{name}", _mcp_server_line(server)))
     return lines
+
+
+def _mcp_line(mcp: dict[str, Any]) -> str:
+    """The daemon's MCP server: ``http://0.0.0.0:8766/mcp (token), 3 calls``."""
+    if not mcp.get("enabled"):
+        return "disabled"
+    if not mcp.get("url"):
+        return "not serving (see degraded)"
+    token = " (token)" if mcp.get("token") else ""
+    return f"{mcp['url']}{token}, {mcp.get('calls', 0)} calls"
 
 
 def _mcp_server_line(server: dict[str, Any]) -> str:

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import asyncio
 import shutil
+import subprocess
 import tempfile
 import time
 from collections.abc import Iterator
@@ -24,7 +25,7 @@ from mcp import Client
 from mcp_types import CallToolResult, TextContent
 
 from tests.daemon_process import DaemonProcess, status_over_socket
-from tests.mcp_helpers import MATH_CALL, write_mcp_config
+from tests.mcp_helpers import EDGEAGENT, MATH_CALL, clean_env, write_mcp_config
 
 QUEUE_WAIT_S = 0.5
 SCRIPT: dict[str, object] = {
@@ -41,9 +42,10 @@ SCRIPT: dict[str, object] = {
 
 
 class Daemon:
-    def __init__(self, process: DaemonProcess, socket_path: Path) -> None:
+    def __init__(self, process: DaemonProcess, socket_path: Path, config: Path) -> None:
         self.process = process
         self.socket_path = socket_path
+        self.config = config
 
     def status(self) -> dict[str, Any]:
         return status_over_socket(self.socket_path)
@@ -68,7 +70,7 @@ def daemon() -> Iterator[Daemon]:
     process = DaemonProcess(config)
     try:
         process.wait_ready(socket_path)
-        yield Daemon(process, socket_path)
+        yield Daemon(process, socket_path, config)
     finally:
         code = process.stop()
         shutil.rmtree(directory, ignore_errors=True)
@@ -104,6 +106,11 @@ def test_daemon_serves_mcp_and_counts_its_calls_in_the_queue(daemon: Daemon) -> 
     # Both went through the daemon's queue, as requests served.
     assert after["requests"]["served"] == before["requests"]["served"] + 2
     assert after["mcp"]["calls"] == before["mcp"]["calls"] + 2
+    shown = subprocess.run(
+        [*EDGEAGENT, "--config", str(daemon.config), "status"], env=clean_env(),
+        capture_output=True, text=True, timeout=30,
+    )  # fmt: skip
+    assert f"mcp:       {daemon.url}, {after['mcp']['calls']} calls\n" in shown.stdout
 
 
 def test_a_call_stuck_behind_a_turn_fails_in_time_and_does_not_run(daemon: Daemon) -> None:
