@@ -125,7 +125,7 @@ class PromptStateCache:
             os.replace(tmp, path)
         except OSError as exc:
             log.warning("cannot cache the prompt state in %s: %s", self.directory, exc)
-            tmp.unlink(missing_ok=True)
+            _unlink(tmp)
             return None
         self.evict(keep=path)
         return path
