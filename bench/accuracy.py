@@ -13,6 +13,10 @@ scores each turn by what a user would notice; bench/report.py writes the Markdow
         [--resume] [--results bench/results] [--write docs/benchmarks_accuracy.md]
         [--report-only]
 
+Variants ``many_tools`` and ``many_tools_selected`` load the 32 remote-style tools of
+bench/extra_tools.py too, without and with tool selection; bench/selection_report.py
+compares them.
+
 One model stays loaded across conversations and variants (greedy, n_threads 2). Each
 variant's turn records go to ``<results>/<variant>.json``: a run starts that file
 afresh, ``--resume`` skips the conversations it holds, ``--only`` reruns the named ones
