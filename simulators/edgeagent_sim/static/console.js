@@ -165,9 +165,8 @@
     li.className = "turn";
     li.dataset.turn = String(line.turn);
     li.dataset.frontend = line.frontend;
-    li.innerHTML = '<div class="head"><span class="frontend"></span> <span class="what">' +
-      '</span><span class="when"></span></div><div class="steps"></div>' +
-      '<div class="stats"></div>';
+    li.innerHTML = '<div class="head"><span class="when"></span><span class="frontend"></span> ' +
+      '<span class="what"></span></div><div class="steps"></div><div class="stats"></div>';
     li.querySelector(".frontend").textContent = line.frontend;
     li.querySelector(".when").textContent = new Date(line.at * 1000).toLocaleTimeString();
     li.hidden = Boolean(traceFilter.value) && traceFilter.value !== line.frontend;
