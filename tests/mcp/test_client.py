@@ -1,6 +1,6 @@
 """The client half of MCP in process, against real MCP servers in their own processes:
 the thermostat written with the SDK (tests/mcp_servers/thermostat.py) over streamable
-HTTP with a bearer token, and over stdio.
+HTTP with a bearer token and over stdio, and another edgeagent's ``mcp serve --http``.
 
 What the server recorded is what it really received: a call the executor refused
 never reaches it.
@@ -9,6 +9,7 @@ never reaches it.
 from __future__ import annotations
 
 import asyncio
+import json
 import time
 from collections.abc import Callable, Iterator
 from pathlib import Path
@@ -22,7 +23,7 @@ from edgeagent.config_file import load_config
 from edgeagent.tools.executor import ToolCall
 from edgeagent.tools.tool import ToolKind, ToolResult
 from tests.loopback import free_port
-from tests.mcp_helpers import write_token
+from tests.mcp_helpers import start_mcp_server, write_mcp_config, write_token
 from tests.mcp_servers.running import (
     ROOT,
     HTTPThermostat,
@@ -230,3 +231,23 @@ def test_a_stdio_server_that_dies_mid_call_fails_that_call_and_is_started_again(
     assert toolset.mcp is not None
     status = toolset.mcp.status()["thermo"]
     assert isinstance(status, dict) and (status["state"], status["connects"]) == ("up", 2)
+
+
+def test_another_edgeagent_serving_mcp_lends_its_tools(
+    load: Callable[[str], tuple[Config, ToolSet]], tmp_path: Path
+) -> None:
+    token = write_token(tmp_path / "pi-token")
+    served = tmp_path / "pi"
+    served.mkdir()
+    with start_mcp_server(write_mcp_config(served, token_file=token)) as pi:
+        config, toolset = load(server("pi", pi.url, token, "timeout_s = 10"))
+        remote = {t.name: t for t in toolset.registry if t.plugin == "mcp:pi"}
+        # Its math and led clash with this edgeagent's own; its ask does not.
+        assert {"pi_math", "pi_led", "ask"} <= set(remote)
+        assert "pi_shell" not in remote  # the server's policy keeps its shell from MCP
+        assert remote["pi_math"].kind is ToolKind.READ and remote["pi_led"].kind is ToolKind.ACT
+        assert run(config, toolset, "pi_math", expression="6*7") == ToolResult.success(
+            {"expression": "6*7", "result": 42}
+        )
+        answered = run(config, toolset, "ask", prompt="hello")
+        assert answered.ok and "Hello from the scripted model." in json.dumps(answered.result)
