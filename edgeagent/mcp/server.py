@@ -32,6 +32,7 @@ from edgeagent.agent.events import ErrorEvent, Event, FinalAnswer, ToolResultEve
 from edgeagent.errors import DuplicateToolError, ProtocolError
 from edgeagent.frontends.base import Request, ToolRequest, parse_request
 from edgeagent.mcp import ASK_TOOL, FRONTEND, SERVER_NAME
+from edgeagent.mcp.remote import plugin_name
 from edgeagent.tools.policy import CallPolicy
 from edgeagent.tools.tool import Tool, ToolKind, ToolResult
 
@@ -61,6 +62,8 @@ ASK_SCHEMA: dict[str, Any] = {
     "additionalProperties": False,
 }
 ASK_FIELDS = ("prompt", "session")
+REMOTE_PLUGIN = plugin_name("")
+"""The start of the ``plugin`` of every tool from an ``[mcp.servers.<name>]``."""
 
 
 class MCPBackend(Protocol):
@@ -111,10 +114,10 @@ def _error(message: str) -> types.CallToolResult:
 class ToolServer:
     """The tools a front end ``mcp`` may call, and ``ask``, served to MCP clients.
 
-    ``tools`` is the registry the agent uses; a tool the call policy refuses to ``mcp``
-    outright (the shell, by default) is not listed, and a call of it is refused with
-    the policy's reason. ``queue_wait_s`` bounds how long a direct call may wait for
-    its turn in the queue.
+    ``tools`` is the registry the agent uses, less the tools it took from other MCP
+    servers; a tool the call policy refuses to ``mcp`` outright (the shell, by default)
+    is not listed, and a call of it is refused with the policy's reason.
+    ``queue_wait_s`` bounds how long a direct call may wait for its turn in the queue.
     """
 
     def __init__(
@@ -125,7 +128,9 @@ class ToolServer:
         backend: MCPBackend,
         queue_wait_s: float,
     ) -> None:
-        self.tools = {t.name: t for t in tools}
+        # Tools taken from other MCP servers are not served again: Home Assistant would
+        # get its own tools back through edgeagent. `ask` may still use them.
+        self.tools = {t.name: t for t in tools if not t.plugin.startswith(REMOTE_PLUGIN)}
         if ASK_TOOL in self.tools:
             raise DuplicateToolError(
                 f"the MCP server adds a tool named {ASK_TOOL!r}, and plugin "
