@@ -182,6 +182,13 @@ class ToolSelector:
         self.render = render
         self.build = build
         pinned = set(always)
+        known = {t.name for t in self.tools} | {t.plugin for t in self.tools}
+        for name in sorted(pinned - known):
+            log.warning(
+                "[agent] always_tools names %r, which is no loaded tool or plugin; loaded "
+                "remote tools: %s. Check its spelling (a server's plugin is mcp:<server>)",
+                name, ", ".join(t.name for t in self.tools if is_remote(t)) or "none",
+            )  # fmt: skip
         self.always = [
             t for t in self.tools if not is_remote(t) or t.name in pinned or t.plugin in pinned
         ]

@@ -106,11 +106,15 @@ def remote_tools(calendar: Calendar) -> list[Tool]:
     return [*tools, make_tool(calendar.calendar_events, plugin="mcp:calendar")]
 
 
-def make_config(budget: int) -> Config:
+def make_config(budget: int, always: list[str] | None = None) -> Config:
     return Config.model_validate(
         {
             "llm": {"backend": "scripted"},
-            "agent": {"max_manifest_tokens": budget, "call_format": "json"},
+            "agent": {
+                "max_manifest_tokens": budget,
+                "call_format": "json",
+                "always_tools": always or [],
+            },
             "plugins": {"led": {"backend": "mock"}, "servo": {"backend": "mock"}},
             "tools": {"wrapped_dir": None},
         }
@@ -137,8 +141,8 @@ class Rig:
 def rig_for() -> Iterator[Any]:
     closers: list[compose.ToolSet] = []
 
-    def make(budget: int = BUDGET, *, remote: bool = True) -> Rig:
-        config = make_config(budget)
+    def make(budget: int = BUDGET, *, remote: bool = True, always: list[str] | None = None) -> Rig:
+        config = make_config(budget, always)
         toolset = compose.build_tools(config)
         closers.append(toolset)
         calendar = Calendar()
@@ -261,3 +265,14 @@ def test_the_forced_call_grammar_offers_only_the_shown_read_tools(
     assert '\\"led_state\\"' in selection.call_grammar
     assert "GetLiveContext" not in selection.call_grammar  # a read tool it was not shown
     assert "GetLiveContext" in (rig.agent.call_grammar or "")  # the unselected agent's
+
+
+def test_always_tools_pins_a_remote_server_and_names_what_it_does_not_know(
+    rig_for: Any, caplog: pytest.LogCaptureFixture
+) -> None:
+    rig = rig_for(always=["mcp:calendar", "HassTurnOn", "calender"])
+    assert "'calender', which is no loaded tool or plugin" in caplog.text
+    conversation = rig.agent.new_conversation()
+    names = shown_tools(first_sent(rig, "hello there", conversation)[0]["content"])
+    assert {"calendar_events", "HassTurnOn"} <= set(names)
+    assert manifest_tokens(rig, names) <= BUDGET
