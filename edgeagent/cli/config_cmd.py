@@ -127,6 +127,8 @@ def _check_tools(config_: Config, toolset: ToolSet, problems: list[str]) -> None
             if path is not None and not path.is_file()
         )
 
+    problems.extend(_mcp_server_problems(config_))
+
     from edgeagent.compose import build_executor
 
     try:
@@ -157,6 +159,25 @@ def _check_tools(config_: Config, toolset: ToolSet, problems: list[str]) -> None
         click.echo(f"{len(problems)} problem(s) found", err=True)
         sys.exit(2)
     click.echo("ok")
+
+
+def _mcp_server_problems(config_: Config) -> list[str]:
+    """What would stop the MCP server: no SDK for ``[mcp] enabled``, a bad token file."""
+    from edgeagent.mcp import require_sdk
+    from edgeagent.mcp.token import read_token_file
+
+    problems: list[str] = []
+    if config_.mcp.enabled:
+        try:
+            require_sdk("[mcp] enabled = true")
+        except ConfigError as exc:
+            problems.append(str(exc))
+    if config_.mcp.token_file is not None:
+        try:
+            read_token_file(config_.resolve(config_.mcp.token_file), key="[mcp] token_file")
+        except ConfigError as exc:
+            problems.append(str(exc))
+    return problems
 
 
 @config.command()

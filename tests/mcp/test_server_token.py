@@ -2,12 +2,14 @@
 
 from __future__ import annotations
 
+import subprocess
 from pathlib import Path
 
 import pytest
 
 from edgeagent.errors import ConfigError
 from edgeagent.mcp.token import bearer_matches, path_token_matches, read_token_file
+from tests.mcp_helpers import EDGEAGENT, clean_env, write_mcp_config
 
 KEY = "[mcp] token_file"
 
@@ -69,3 +71,14 @@ def test_bearer_header(header: str | None, ok: bool) -> None:
 )
 def test_token_in_the_path(path: str, ok: bool) -> None:
     assert path_token_matches(path, "/mcp", "abc123") is ok
+
+
+def test_config_check_names_a_token_file_open_to_others(tmp_path: Path) -> None:
+    token = token_file(tmp_path, "abc123\n", 0o644)
+    config = write_mcp_config(tmp_path, token_file=token)
+    done = subprocess.run(
+        [*EDGEAGENT, "--config", str(config), "config", "check"], env=clean_env(),
+        capture_output=True, text=True, timeout=60,
+    )  # fmt: skip
+    assert done.returncode == 2
+    assert f"error: [mcp] token_file = {token} is open to other users (mode 0644)" in done.stderr
