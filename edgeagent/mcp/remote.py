@@ -224,15 +224,19 @@ def arguments_model(name: str, schema: dict[str, Any]) -> type[RemoteArguments]:
 
 _SCHEMA_MAPS = ("properties", "patternProperties", "$defs", "definitions", "dependentSchemas")
 _SCHEMA_LISTS = ("anyOf", "oneOf", "allOf", "prefixItems")
-_SCHEMA_NODES = (
-    "items", "additionalProperties", "not", "if", "then", "else", "contains", "propertyNames",
-)  # fmt: skip
+_SCHEMA_NODES = ("items", "additionalProperties", "contains", "propertyNames")
+_NOT_SHOWN = frozenset(
+    {"title", "$schema", "$id", "$comment", "pattern", "not", "if", "then", "else"}
+)
+"""Left out of what the model reads: titles repeat the names; a regex, a negation or a
+condition is hard for a small model to follow, and llama.cpp's grammar converter refuses
+them (an unanchored ``pattern``, ``not``). The arguments are still checked against them."""
 
 
 def manifest_schema(schema: dict[str, Any]) -> dict[str, Any]:
     """The schema the model reads: local ``$ref``s inlined (a recursive one is left as
-    it is), ``title``s and ``$schema`` dropped, ``properties`` and ``required`` always
-    there (the manifest renderers read them)."""
+    it is, one to another document dropped), what :data:`_NOT_SHOWN` names dropped,
+    ``properties`` and ``required`` always there (the manifest renderers read them)."""
     defs = {**schema.get("definitions", {}), **schema.get("$defs", {})}
     out = _inline(schema, defs, seen=(), depth=0)
     if not isinstance(out, dict):
@@ -251,14 +255,17 @@ def _inline(node: Any, defs: dict[str, Any], *, seen: tuple[str, ...], depth: in
     if not isinstance(node, dict) or depth > MAX_SCHEMA_DEPTH:
         return node if not isinstance(node, dict) else {}
     ref = node.get("$ref")
-    if isinstance(ref, str) and ref.startswith(("#/$defs/", "#/definitions/")):
+    if isinstance(ref, str):
         target = ref.rsplit("/", 1)[-1]
-        if target in defs and target not in seen:
+        local = ref.startswith(("#/$defs/", "#/definitions/")) and target in defs
+        if local and target not in seen:
             merged = {**defs[target], **{k: v for k, v in node.items() if k != "$ref"}}
             return _inline(merged, defs, seen=(*seen, target), depth=depth + 1)
+        if not local:  # another document: nothing here can resolve it
+            node = {k: v for k, v in node.items() if k != "$ref"}
     out: dict[str, Any] = {}
     for key, value in node.items():
-        if key == "title":
+        if key in _NOT_SHOWN:
             continue
         if key in _SCHEMA_MAPS and isinstance(value, dict):
             out[key] = {k: _inline(v, defs, seen=seen, depth=depth + 1) for k, v in value.items()}

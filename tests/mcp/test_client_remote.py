@@ -124,7 +124,7 @@ def test_the_manifest_schema_has_refs_inlined_and_no_titles() -> None:
     assert manifest_schema(LIGHT_SCHEMA) == {
         "type": "object",
         "properties": {
-            "entity-id": {"type": "string", "pattern": "^light\\."},
+            "entity-id": {"type": "string"},  # the pattern is checked, not shown
             "area": {"type": "string", "enum": ["kitchen", "hall"]},
             "class": {"type": "string"},
             "title": {"type": "string", "description": "a property named title stays"},
@@ -143,6 +143,32 @@ def test_the_manifest_schema_has_refs_inlined_and_no_titles() -> None:
     assert manifest_schema({"type": "object"}) == {
         "type": "object", "properties": {}, "required": [],
     }  # fmt: skip
+
+
+ODD_SCHEMAS: list[dict[str, Any]] = [
+    LIGHT_SCHEMA,  # an unanchored pattern
+    {"type": "object", "properties": {"c": {"const": "on"}, "n": {"not": {"type": "string"}}}},
+    {"type": "object", "properties": {"a": {"$ref": "https://example.com/a.json"}}},
+    {"type": "object", "properties": {"a": {"type": "string"}}, "if": {"required": ["a"]}},
+    {"type": "object", "properties": {"d": {"type": "object", "additionalProperties": True}}},
+    {
+        "type": "object",
+        "definitions": {"A": {"type": "string"}},
+        "properties": {"a": {"$ref": "#/definitions/A"}},
+    },
+]
+
+
+def test_odd_schemas_give_a_manifest_that_llama_cpps_grammar_converter_takes() -> None:
+    """The forced-call grammar is built from every read tool's schema at start: one
+    remote schema the converter refuses would stop the daemon."""
+    pytest.importorskip("llama_cpp")
+    from edgeagent.llm.grammar import build_tool_grammar
+
+    for index, schema in enumerate(ODD_SCHEMAS):
+        remote = light(input_schema=schema, annotations=ToolAnnotations(read_only_hint=True))
+        tool = make_remote_tool(remote, server="ha", name=f"t{index}", timeout_s=1, call=Sent())
+        assert build_tool_grammar([tool], open_marker="```json\n", close_marker="```"), schema
 
 
 def test_a_schema_that_is_not_a_json_schema_of_an_object_skips_the_tool() -> None:
