@@ -99,6 +99,8 @@ def _warn_about(tools: ToolSet) -> None:
         click.secho(f"warning: plugin {name!r} not loaded: {reason}", fg="yellow", err=True)
     for problem in tools.wrapped_errors:
         click.secho(f"warning: {problem}", fg="yellow", err=True)
+    for problem in tools.mcp.warnings() if tools.mcp is not None else []:
+        click.secho(f"warning: {problem}", fg="yellow", err=True)
 
 
 def _main(config: Config, runner: asyncio.Runner) -> int:
