@@ -5,9 +5,12 @@ when the daemon stops, gone again when it is back."""
 
 from __future__ import annotations
 
+import functools
+import http.server
 import json
+import threading
 import time
-from collections.abc import Callable, Iterator
+from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
@@ -18,9 +21,13 @@ from edgeagent_sim.server import SimulatorServer
 from flask import Response, request
 
 from tests.agent.scripted_agent import call
+from tests.browser.waiting import wait_for
 from tests.daemon_process import DaemonProcess
 
 pytestmark = pytest.mark.browser
+
+RECONNECT_S = 10.0
+"""The page retries the daemon every 2 s; a loaded machine may take a few rounds."""
 
 SCRIPT = {
     "rules": [
@@ -30,17 +37,6 @@ SCRIPT = {
     "default": "I only know scripted answers.",
     "chunk_size": 8,
 }
-
-
-def wait_for(check: Callable[[], Any], timeout: float = 10.0) -> Any:
-    deadline = time.monotonic() + timeout
-    while True:
-        value = check()
-        if value:
-            return value
-        if time.monotonic() > deadline:
-            raise AssertionError(f"condition not met within {timeout} s")
-        time.sleep(0.05)
 
 
 class Rig:
@@ -227,15 +223,15 @@ def test_the_banner_shows_while_the_daemon_is_down_and_goes_when_it_is_back(
     assert browser.find_element("id", "ask-button").get_attribute("disabled") == "true"
 
     rig.start_daemon()
-    wait_for(lambda: not banner.is_displayed())
+    wait_for(lambda: not banner.is_displayed(), RECONNECT_S)
     wait_for(lambda: css(browser, "#tools li[data-tool='led']"))
 
     rig.stop_daemon()
-    wait_for(lambda: banner.is_displayed())
+    wait_for(lambda: banner.is_displayed(), RECONNECT_S)
     assert "daemon not running" in banner.text
 
     rig.start_daemon()
-    wait_for(lambda: not banner.is_displayed())
+    wait_for(lambda: not banner.is_displayed(), RECONNECT_S)
     browser.find_element("id", "prompt").send_keys("hello")
     browser.find_element("id", "ask-button").click()
     answer = wait_for(lambda: css(browser, ".message.agent[data-done='true']"))[0]
@@ -266,10 +262,6 @@ class EvilSite:
     console through the visitor's browser."""
 
     def __init__(self, directory: Path, target: str) -> None:
-        import functools
-        import http.server
-        import threading
-
         directory.mkdir()
         (directory / "index.html").write_text(EVIL_PAGE.format(url=target))
         handler = functools.partial(http.server.SimpleHTTPRequestHandler, directory=str(directory))

@@ -5,27 +5,17 @@ from __future__ import annotations
 
 import statistics
 import time
-from collections.abc import Callable
 from typing import Any
 
 import httpx
 import pytest
 from edgeagent_sim.server import SimulatorServer
 
+from tests.browser.waiting import wait_for
+
 pytestmark = pytest.mark.browser
 
 LATENCY_BUDGET_MS = 150
-
-
-def wait_for(check: Callable[[], Any], timeout: float = 5.0) -> Any:
-    deadline = time.monotonic() + timeout
-    while True:
-        value = check()
-        if value:
-            return value
-        if time.monotonic() > deadline:
-            raise AssertionError(f"condition not met within {timeout} s")
-        time.sleep(0.02)
 
 
 def open_dashboard(browser: Any, url: str) -> None:
