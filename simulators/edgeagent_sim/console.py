@@ -22,6 +22,7 @@ this app never grants, and they check ``Sec-Fetch-Site`` and ``Origin``.
 from __future__ import annotations
 
 import json
+import secrets
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
@@ -73,6 +74,11 @@ def same_origin_json() -> tuple[Response, int] | None:
     return None
 
 
+def _request_id() -> str:
+    """Each request its own id, so the trace tells the console's turns apart."""
+    return f"console-{secrets.token_hex(3)}"
+
+
 def _body() -> dict[str, Any]:
     body = request.get_json(silent=True)
     return body if isinstance(body, dict) else {}
@@ -108,7 +114,7 @@ def reset() -> Response | tuple[Response, int]:
 @bp.post("/call")
 def call() -> Response | tuple[Response, int]:
     body = _body()
-    message = {"op": "call", "id": "console", "tool": body.get("tool")}
+    message = {"op": "call", "id": _request_id(), "tool": body.get("tool")}
     message["arguments"] = body.get("arguments", {})
     try:
         reply = _link().one(message)
@@ -120,7 +126,7 @@ def call() -> Response | tuple[Response, int]:
 @bp.post("/ask")
 def ask() -> Response | tuple[Response, int]:
     body = _body()
-    message = {"id": "console", "prompt": body.get("prompt"), "stream": True}
+    message = {"id": _request_id(), "prompt": body.get("prompt"), "stream": True}
     if body.get("session") is not None:
         message["session"] = body["session"]
     lines = _link().lines(message, idle_s=ASK_IDLE_S)
