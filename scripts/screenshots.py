@@ -154,17 +154,16 @@ def main() -> None:
             )
             wait_for(lambda: body.get_attribute("data-daemon") == "running")
             wait_for(lambda: driver.find_elements("css selector", "#tools li"))
-            with DaemonClient(sock, timeout_s=10) as client:  # a turn from another client
-                for line in client.request({"prompt": "what is 2^10", "id": "cli-1"}):
-                    if line["type"] in ("final", "error"):
-                        break
             ask_page(driver, "turn the led purple")
             ask_page(driver, "point the camera left")
             driver.find_element("css selector", "#call-tool option[value='led']").click()
             driver.find_element("css selector", "#call-fields [name='brightness']").send_keys("40")
             driver.find_element("id", "call-button").click()
             wait_for(lambda: driver.find_element("id", "call-result").get_attribute("data-ok"))
-            ask_page(driver, "turn the led purple")
+            with DaemonClient(sock, timeout_s=10) as client:  # a turn from another client
+                for line in client.request({"prompt": "what is 2^10", "id": "cli-1"}):
+                    if line["type"] in ("final", "error"):
+                        break
             time.sleep(0.3)
             save(driver, "console.png")
         finally:
