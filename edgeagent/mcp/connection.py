@@ -214,7 +214,8 @@ class ServerConnection:
                 call.done.set_result(
                     result
                     or ToolResult.failure(
-                        f"MCP server {self.name!r}: the connection was lost during the call"
+                        f"MCP server {self.name!r}: the connection was lost during the call of "
+                        f"{call.tool!r}; edgeagent reconnects to it"
                     )
                 )
 

@@ -251,3 +251,24 @@ def test_another_edgeagent_serving_mcp_lends_its_tools(
         )
         answered = run(config, toolset, "ask", prompt="hello")
         assert answered.ok and "Hello from the scripted model." in json.dumps(answered.result)
+
+
+def test_a_server_that_exits_while_idle_is_noticed_without_a_call(
+    load: Callable[[str], tuple[Config, ToolSet]],
+    tmp_path: Path,
+    token: Path,
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    monkeypatch.setattr("edgeagent.mcp.connection.HEALTH_CHECK_S", 0.3)
+    with thermostat_over_http(tmp_path, token_file=token) as doomed:
+        _, toolset = load(server("thermo", doomed.url, token, "timeout_s = 2"))
+        assert toolset.mcp is not None
+        doomed.proc.terminate()
+        doomed.proc.wait(10)
+        deadline = time.monotonic() + 10
+        while toolset.mcp.status()["thermo"]["state"] == "up":  # type: ignore[index]
+            assert time.monotonic() < deadline, "the idle check did not notice"
+            time.sleep(0.1)
+    status = toolset.mcp.status()["thermo"]
+    assert isinstance(status, dict) and status["tools"] == 7  # offered until it is back
+    assert status["state"] in ("down", "connecting")
