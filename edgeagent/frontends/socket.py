@@ -150,7 +150,8 @@ class SocketFrontend:
         if accept is not None:
             accept.cancel()
             await asyncio.gather(accept, return_exceptions=True)
-        requests = {task for conn in self._open for task in conn.requests}
+        # Only answers get the grace period: a trace watcher would hold it to the end.
+        requests = {t for conn in self._open for t in conn.requests if t not in conn.watches}
         if requests and grace_s > 0:
             await asyncio.wait(requests, timeout=grace_s)
         for task in list(self._connections):
@@ -308,6 +309,8 @@ class _Connection:
         self.dispatcher = frontend.dispatcher
         self.writer = writer
         self.requests: dict[asyncio.Task[None], str | None] = {}
+        self.watches: set[asyncio.Task[None]] = set()
+        """The requests among them that stream the trace (they never end by themselves)."""
         self._write_lock = asyncio.Lock()
 
     async def send(self, payload: dict[str, Any], *, timeout_s: float | None = None) -> None:
@@ -376,7 +379,9 @@ class _Connection:
             call = parse_tool_request(message, frontend=frontend)
             self._spawn(self._call(call, echo_fields(message)), call.id)
         elif op == "trace":
-            self._spawn(self._trace(message), request_id)
+            watch = self._spawn(self._trace(message), request_id)
+            self.watches.add(watch)
+            watch.add_done_callback(self.watches.discard)
         elif op == "reset":
             session = check_session(message.get("session"))
             if session is None:
@@ -399,11 +404,14 @@ class _Connection:
                 f'trace, or a prompt {{"prompt": "..."}}'
             )
 
-    def _spawn(self, job: Coroutine[Any, Any, None], request_id: str | int | None) -> None:
+    def _spawn(
+        self, job: Coroutine[Any, Any, None], request_id: str | int | None
+    ) -> asyncio.Task[None]:
         """Run a request beside the others; it can be cancelled by its id."""
         task = asyncio.create_task(job)
         self.requests[task] = None if request_id is None else str(request_id)
         task.add_done_callback(self.requests.pop)
+        return task
 
     async def _run(self, request: Request, echo: dict[str, str | int]) -> None:
         stream = self.dispatcher.submit(request)

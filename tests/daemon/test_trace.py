@@ -350,3 +350,37 @@ def test_an_error_turn_is_traced_too() -> None:
 
     lines = asyncio.run(main())
     assert lines[1]["event"] == {"type": "error", "message": "the model backend failed"}
+
+
+def test_a_watcher_does_not_hold_up_the_socket_stopping(short_dir: Path) -> None:
+    """Stopping gives answers in flight a grace period; a trace never ends by itself,
+    so it must not take that period (an open dashboard would slow every restart)."""
+
+    async def main() -> float:
+        hub = TraceHub(turns=1)
+        scheduler = Scheduler(
+            agent=RecordingAgent(),
+            tools=RecordingTools(),
+            sessions=SessionStore(system_prompt="test"),
+            queue_size=2,
+            request_timeout_s=10,
+            trace=hub,
+        )
+        path = short_dir / "ea.sock"
+        frontend = SocketFrontend(
+            SocketConfig(path=path), dispatcher=Dispatch(scheduler), trace=hub
+        )
+        await frontend.start()
+        reader, writer = await asyncio.open_unix_connection(str(path))
+        writer.write(b'{"op": "trace"}\n')
+        assert json.loads(await reader.readline())["type"] == "tracing"
+        loop = asyncio.get_running_loop()
+        started = loop.time()
+        await frontend.stop(grace_s=2.0)
+        took = loop.time() - started
+        assert await reader.read() == b""  # the watcher's connection was closed
+        writer.close()
+        await scheduler.close()
+        return took
+
+    assert asyncio.run(main()) < 0.5
