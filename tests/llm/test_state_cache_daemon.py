@@ -1,8 +1,11 @@
-"""A restarted daemon on the small real model restores the primed start from its state
-file: the first turn after the restart evaluates only the new tokens."""
+"""A restarted daemon (and a restarted model worker) on the small real model restores the
+primed start from its state file: the first turn after it evaluates only the new tokens."""
 
 from __future__ import annotations
 
+import asyncio
+import os
+import signal
 import time
 from collections.abc import Iterator
 from pathlib import Path
@@ -10,6 +13,9 @@ from typing import Any
 
 import pytest
 
+from edgeagent.llm.base import GenerateRequest, Message
+from edgeagent.llm.select import EngineSpec
+from edgeagent.llm.worker import WorkerLLM
 from tests.daemon_process import DaemonProcess, over_socket, status_over_socket, write_daemon_config
 
 pytestmark = pytest.mark.model
@@ -82,3 +88,42 @@ def test_a_restarted_daemon_restores_the_primed_start(
     new = again["last_prompt_tokens"] - again["primed_tokens"]
     assert again["last_evaluated_tokens"] <= new
     assert len(list(states.glob("*.state"))) == 1
+
+
+def test_a_worker_restarted_after_a_crash_primes_again(tmp_path: Path, smollm2_path: Path) -> None:
+    pytest.importorskip("llama_cpp")
+    spec = EngineSpec(
+        "llamacpp",
+        {
+            "model_path": str(smollm2_path),
+            "n_ctx": 1024,
+            "n_threads": 1,
+            "state_cache_dir": str(tmp_path / "states"),
+            "state_cache_max_mb": 64,
+        },
+    )
+    start: list[Message] = [{"role": "system", "content": "You answer briefly. " * 20}]
+    request = GenerateRequest(
+        messages=[*start, {"role": "user", "content": "Hello?"}], max_tokens=4
+    )
+
+    async def main() -> tuple[dict[str, Any], dict[str, Any], int]:
+        llm = WorkerLLM(spec, start_timeout_s=60, generation_timeout_s=60)
+        try:
+            await llm.start()
+            await llm.prime(start)
+            before = (await llm.status()).extra
+            assert llm.pid is not None
+            os.kill(llm.pid, signal.SIGKILL)  # the OOM killer, say
+            while llm.alive:
+                await asyncio.sleep(0.05)
+            _ = [piece async for piece in llm.stream(request)]
+            return before, (await llm.status()).extra, llm.restarts
+        finally:
+            await llm.aclose()
+
+    before, after, restarts = asyncio.run(main())
+    assert before["prime"] == "evaluated"
+    assert restarts == 1
+    assert after["prime"] == "restored"
+    assert after["last_reused_tokens"] == after["primed_tokens"] == before["primed_tokens"]
