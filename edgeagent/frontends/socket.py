@@ -35,10 +35,8 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import errno
-import grp
 import json
 import logging
-import os
 import socket
 from collections.abc import Coroutine
 from pathlib import Path
@@ -46,7 +44,7 @@ from typing import Any
 
 from edgeagent.agent.events import ErrorEvent, FinalAnswer, TextChunk, event_to_dict
 from edgeagent.config import SocketConfig
-from edgeagent.errors import ConfigError, ProtocolError
+from edgeagent.errors import ProtocolError
 from edgeagent.frontends.base import (
     Dispatcher,
     Request,
@@ -60,12 +58,12 @@ from edgeagent.frontends.base import (
     parse_tool_request,
     shown,
 )
+from edgeagent.frontends.socket_file import bind_socket
 from edgeagent.jsontypes import JSONValue
 from edgeagent.trace import TraceHub
 
 log = logging.getLogger(__name__)
 
-SOCKET_MODE = 0o660
 LISTEN_BACKLOG = 100
 ACCEPT_RETRY_S = 1.0
 """Pause before accepting again when the process is out of file descriptors."""
@@ -101,39 +99,10 @@ class SocketFrontend:
         log.info("listening on %s", self.path)
 
     def _bind(self) -> socket.socket:
-        _make_parent(self.path)
-        _remove_stale(self.path)
-        sock = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
-        # umask so the socket is never briefly world-accessible between bind and chmod.
-        old_umask = os.umask(0o117)
-        try:
-            sock.bind(str(self.path))
-        except OSError as exc:
-            sock.close()
-            raise ConfigError(
-                f"Cannot create the socket {self.path} ([socket] path): "
-                f"{exc.strerror or exc}; set [socket] path to a file in a directory this "
-                f"user can write, or run under systemd (RuntimeDirectory=edgeagent)"
-            ) from None
-        finally:
-            os.umask(old_umask)
-        os.chmod(self.path, SOCKET_MODE)
-        if self.config.group:
-            try:
-                os.chown(self.path, -1, grp.getgrnam(self.config.group).gr_gid)
-            except KeyError:
-                self.degraded = f"group {self.config.group!r} ([socket] group) does not exist"
-            except PermissionError:
-                self.degraded = (
-                    f"cannot give the socket to group {self.config.group!r}: this user is "
-                    f"not a member of it"
-                )
-            if self.degraded:
-                log.error(
-                    "socket %s: %s; it keeps the daemon's own group", self.path, self.degraded
-                )
-        self._inode = self.path.stat().st_ino
-        return sock
+        bound = bind_socket(self.path, group=self.config.group)
+        self.degraded = bound.degraded
+        self._inode = bound.inode
+        return bound.sock
 
     def status(self) -> dict[str, JSONValue]:
         return {"path": str(self.path), "clients": len(self._open)}
@@ -503,62 +472,3 @@ def _decode(raw: bytes) -> dict[str, Any]:
     if not isinstance(message, dict):
         raise ProtocolError(f"expected a JSON object per line, got {type(message).__name__}")
     return message
-
-
-def _remove_stale(path: Path) -> None:
-    """Remove a socket file left by a crashed daemon; refuse if one is still serving."""
-    if not _existing_socket(path):
-        return
-    probe = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
-    try:
-        probe.connect(str(path))
-    except (ConnectionRefusedError, FileNotFoundError):
-        path.unlink(missing_ok=True)
-        return
-    except OSError as exc:
-        raise ConfigError(
-            f"{path} ([socket] path) exists and is not a usable socket ({exc.strerror}); "
-            f"remove it or set [socket] path to another file"
-        ) from None
-    finally:
-        probe.close()
-    raise ConfigError(
-        f"Another edgeagent is already serving on {path}; stop it first "
-        f"(`systemctl stop edgeagent`) or set a different [socket] path"
-    )
-
-
-def _make_parent(path: Path) -> None:
-    """Create the socket's directory, or say which key to change."""
-    try:
-        path.parent.mkdir(parents=True, exist_ok=True)
-    except OSError as exc:
-        raise ConfigError(
-            f"Cannot create the directory {path.parent} for the socket ([socket] path = "
-            f"'{path}'): {exc.strerror or exc}; create it for the daemon's user, set [socket] "
-            f"path to a file in a writable directory, or run under systemd "
-            f"(RuntimeDirectory=edgeagent)"
-        ) from None
-
-
-def _existing_socket(path: Path) -> bool:
-    """Whether a socket (or a dangling link) is at ``path``; refuse anything else.
-
-    connect() to a regular file or a directory is refused just as a dead daemon's socket
-    is, so without this check a mistyped path would have the file deleted.
-    """
-    try:
-        if not path.exists():
-            return path.is_symlink()
-        if path.is_socket():
-            return True
-        kind = "a directory" if path.is_dir() else "a file" if path.is_file() else "no socket"
-    except OSError as exc:
-        raise ConfigError(
-            f"Cannot use the socket path {path} ([socket] path): {exc.strerror or exc}; "
-            f"set [socket] path to a file in a directory this user can reach"
-        ) from None
-    raise ConfigError(
-        f"[socket] path = '{path}' is {kind}; edgeagent removes only sockets, so set "
-        f"[socket] path to another file (e.g. /run/edgeagent/edgeagent.sock) or move it away"
-    )
