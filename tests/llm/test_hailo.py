@@ -363,3 +363,23 @@ def test_a_side_question_leaves_the_conversation_context_as_it_was(
     assert "And Spain?" in prompts(fake_hailo.DEVICE)[-1]
     assert "France" not in prompts(fake_hailo.DEVICE)[-1]  # only the new turn was sent
     assert engine.primings == 1
+
+
+def test_prime_restores_the_primed_context_before_the_first_turn(
+    make_engine: Callable[..., HailoEngine], fake_hailo: Any
+) -> None:
+    first = make_engine()
+    first.prime([SYSTEM], cancelled=lambda: False)  # the first start: primed and cached
+    assert first.primings == 1
+    first.close()
+
+    fake_hailo.DEVICE.log.clear()
+    engine = make_engine()
+    engine.prime([SYSTEM], cancelled=lambda: False)  # at start, before any turn
+    assert (engine.primings, engine.cache_hits) == (0, 1)
+    loads = len(fake_hailo.DEVICE.events("load_context"))
+    assert run(engine, [SYSTEM, {"role": "user", "content": "Hello"}])
+    # The first turn sends only its own message: nothing restored or primed again.
+    assert len(fake_hailo.DEVICE.events("load_context")) == loads
+    sent = prompts(fake_hailo.DEVICE)
+    assert len(sent) == 1 and "Hello" in sent[0] and SYSTEM["content"] not in sent[0]
