@@ -409,7 +409,7 @@ class MCPConfig(Section):
 
     @model_validator(mode="after")
     def _token_off_loopback(self) -> MCPConfig:
-        if self.token_file is None and not _loopback(self.host):
+        if self.token_file is None and not is_loopback(self.host):
             raise ValueError(
                 f"host {self.host!r} is not a loopback address, and no token_file is set: "
                 f"anyone on the network could move the hardware. Set token_file, or bind "
@@ -418,7 +418,8 @@ class MCPConfig(Section):
         return self
 
 
-def _loopback(host: str) -> bool:
+def is_loopback(host: str) -> bool:
+    """Whether ``host`` (a name or an address to bind or to answer) is this machine only."""
     if host == "localhost":
         return True
     try:

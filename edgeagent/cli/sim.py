@@ -2,21 +2,12 @@
 
 from __future__ import annotations
 
-import ipaddress
 import sys
 
 import click
 
 from edgeagent.cli import load
-
-
-def _is_loopback(host: str) -> bool:
-    if host == "localhost":
-        return True
-    try:
-        return ipaddress.ip_address(host).is_loopback
-    except ValueError:
-        return False
+from edgeagent.config import is_loopback
 
 
 @click.command()
@@ -34,7 +25,7 @@ def sim(ctx: click.Context, host: str | None, port: int | None) -> None:
     config = full.simulator
     host = host or config.host
     port = port or config.port
-    if not _is_loopback(host):
+    if not is_loopback(host):
         # The simulator has no authentication: anyone who can reach it drives the devices.
         click.echo(f"warning: binding {host}; the simulator has no authentication", err=True)
     state_file = config.state_file

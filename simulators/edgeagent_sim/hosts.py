@@ -8,12 +8,12 @@ and drive the devices with the page's origin. The browser still sends
 
 from __future__ import annotations
 
-import ipaddress
 from collections.abc import Iterable
 
 from flask import Response, jsonify, request
 
-LOOPBACK_NAMES = frozenset({"localhost"})
+from edgeagent.config import is_loopback
+
 CONFIG_KEY = "[simulator] allowed_hosts"
 
 
@@ -25,15 +25,6 @@ def host_name(host: str) -> str:
     else:
         name = host.rsplit(":", 1)[0] if host.count(":") == 1 else host
     return name.rstrip(".").lower()
-
-
-def is_loopback(name: str) -> bool:
-    if name in LOOPBACK_NAMES:
-        return True
-    try:
-        return ipaddress.ip_address(name).is_loopback
-    except ValueError:
-        return False
 
 
 class HostGuard:
