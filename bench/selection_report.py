@@ -40,8 +40,14 @@ def _pct(part: int, whole: int) -> str:
 
 
 def _extra(call: Mapping[str, Any], families: Mapping[str, str]) -> bool:
-    """A call of a tool that is none of the benchmark's families (an extra tool)."""
-    return families.get(str(call["name"]), str(call["name"])) not in KINDS
+    """A call of a loaded tool that is none of the benchmark's families (an extra tool)."""
+    name = str(call["name"])
+    return name in families and families[name] not in KINDS
+
+
+def _unknown(call: Mapping[str, Any], families: Mapping[str, str]) -> bool:
+    """A call of a name no tool has ("turn_on", "hassclimatesettemperature")."""
+    return str(call["name"]) not in families
 
 
 def summary(data: Mapping[str, Any], rows: Sequence[dict[str, Any]]) -> dict[str, str]:
@@ -50,8 +56,9 @@ def summary(data: Mapping[str, Any], rows: Sequence[dict[str, Any]]) -> dict[str
     none = [r for r in rows if r["kind"] == "none"]
     extra_local = sum(any(_extra(c, families) for c in r["calls"]) for r in local)
     extra_none = sum(any(_extra(c, families) for c in r["calls"]) for r in none)
+    unknown = sum(any(_unknown(c, families) for c in r["calls"]) for r in rows)
     quiet = sum(
-        not [c for c in r["calls"] if not _extra(c, families)]
+        not [c for c in r["calls"] if families.get(str(c["name"])) in KINDS]
         and r["state_before"] == r["state_after"]
         for r in none
     )
@@ -70,6 +77,7 @@ def summary(data: Mapping[str, Any], rows: Sequence[dict[str, Any]]) -> dict[str
         "restraint, local": _pct(quiet, len(none)),
         "extra tool called, local-tool turns": _pct(extra_local, len(local)),
         "extra tool called, none turns": _pct(extra_none, len(none)),
+        "turns calling a name no tool has": _pct(unknown, len(rows)),
         "lies": str(lies),
         "system prompt tokens / turn, mean (max)": (
             f"{statistics.mean(system):.0f} ({max(system)})" if system else "n/a"
