@@ -122,11 +122,14 @@ class Daemon:
         )
         await self._refresh_engine_status()
         agent = runtime.agent
-        # The start every conversation shares is primed in the background (restored
-        # from the model's state cache, or evaluated): READY does not wait for it, and a
-        # first turn that comes meanwhile waits for it rather than evaluating it again.
+        # The start every conversation shares is primed (restored from the model's state
+        # cache, or evaluated) in the background once READY is sent. The model is held
+        # for it from here on, before any front end listens, so a first turn (an MQTT
+        # prompt queued while we were down) waits for it rather than evaluating it all.
+        ready = asyncio.Event()
         prefix = agent.new_conversation().messages
-        self._tasks.append(asyncio.create_task(self._prime(prefix), name="edgeagent-prime"))
+        priming = self._prime(prefix, after=ready)
+        self._tasks.append(asyncio.create_task(priming, name="edgeagent-prime"))
         self.scheduler = Scheduler(
             agent=agent,
             tools=runtime.executor,
@@ -146,6 +149,7 @@ class Daemon:
             )
         self.state = "ready"
         self.notifier.ready(self._status_line())
+        ready.set()
         self._tasks.append(asyncio.create_task(self._housekeeping(), name="edgeagent-status"))
         interval = self.notifier.watchdog_interval_s
         if interval is not None:
@@ -154,10 +158,10 @@ class Daemon:
             )
         log.info("ready: %s", self._status_line())
 
-    async def _prime(self, prefix: list[Message]) -> None:
+    async def _prime(self, prefix: list[Message], *, after: asyncio.Event) -> None:
         assert self.runtime is not None
         try:
-            await self.runtime.llm.prime(prefix)
+            await self.runtime.llm.prime(prefix, after=after)
         except Exception as exc:
             log.warning("could not prime the model (the first turn evaluates it all): %s", exc)
 

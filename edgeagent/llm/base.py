@@ -109,9 +109,12 @@ class LLM(Protocol):
         """Load the model now rather than on the first request. Idempotent."""
         ...
 
-    async def prime(self, messages: Sequence[Message]) -> None:
+    async def prime(
+        self, messages: Sequence[Message], *, after: asyncio.Event | None = None
+    ) -> None:
         """Have the model hold the start every conversation shares (``Engine.prime``);
-        requests sent meanwhile wait for it. Again after a restarted worker."""
+        again after a restarted worker. The model is held for it at once (requests wait),
+        the work starts once ``after`` is set (the daemon's READY)."""
         ...
 
     @property
@@ -211,8 +214,12 @@ class InProcessLLM:
     async def start(self) -> None:
         """Nothing to do: the engine was loaded when it was built."""
 
-    async def prime(self, messages: Sequence[Message]) -> None:
+    async def prime(
+        self, messages: Sequence[Message], *, after: asyncio.Event | None = None
+    ) -> None:
         async with self._lock:
+            if after is not None:
+                await after.wait()
             await asyncio.to_thread(self.engine.prime, messages, cancelled=lambda: False)
 
     @property

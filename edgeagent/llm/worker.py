@@ -467,9 +467,14 @@ class WorkerLLM:
         async with self._lock_for_loop():
             await self._ensure_ready()
 
-    async def prime(self, messages: Sequence[Message]) -> None:
-        """Have the model hold ``messages`` now; remembered for a restarted worker."""
+    async def prime(
+        self, messages: Sequence[Message], *, after: asyncio.Event | None = None
+    ) -> None:
+        """Have the model hold ``messages`` (once ``after`` is set); remembered for a
+        restarted worker. Requests sent meanwhile wait for it."""
         async with self._lock_for_loop():
+            if after is not None:
+                await after.wait()
             await self._ensure_ready()
             self._prefix = list(messages)
             await self._ask("prime", self._prefix)
