@@ -9,10 +9,11 @@ what the extra tools did and what the prompt cost.
 
     .venv/bin/python bench/selection_report.py [--results bench/results/many_tools]
 
-"restraint, local" counts a ``none`` turn right when no local tool ran and no local
-device changed. The judge's own restraint also counts a call to an extra tool on a
-``none`` turn as wrong, but several of those requests ("set the thermostat to 20",
-"add 'call mom' to my todo list") are what such a tool is for, so that column alone
+"restraint, local" counts a ``none`` turn right when no local tool ran (successfully,
+as the judge counts) and no local device changed. The judge's own restraint also counts
+a call to an extra tool on a ``none`` turn as wrong, but several of those requests ("set
+the thermostat to 20", "add 'call mom' to my todo list") are what such a tool is for,
+so that column alone
 would call a right answer wrong.
 """
 
@@ -58,7 +59,7 @@ def summary(data: Mapping[str, Any], rows: Sequence[dict[str, Any]]) -> dict[str
     extra_none = sum(any(_extra(c, families) for c in r["calls"]) for r in none)
     unknown = sum(any(_unknown(c, families) for c in r["calls"]) for r in rows)
     quiet = sum(
-        not [c for c in r["calls"] if families.get(str(c["name"])) in KINDS]
+        not [c for c in r["calls"] if c.get("ok") and families.get(str(c["name"])) in KINDS]
         and r["state_before"] == r["state_after"]
         for r in none
     )
