@@ -13,8 +13,7 @@ what the extra tools did and what the prompt cost.
 as the judge counts) and no local device changed. The judge's own restraint also counts
 a call to an extra tool on a ``none`` turn as wrong, but several of those requests ("set
 the thermostat to 20", "add 'call mom' to my todo list") are what such a tool is for,
-so that column alone
-would call a right answer wrong.
+so that column alone would call a right answer wrong.
 """
 
 from __future__ import annotations
