@@ -247,6 +247,31 @@ def run_mode(mode: str, args: argparse.Namespace, work: Path) -> list[Start]:
     return starts
 
 
+def ready_only(args: argparse.Namespace, modes: list[str], work: Path) -> dict[str, list[float]]:
+    """READY alone, the modes alternating start by start (the same neighbours for each)."""
+    configs = {}
+    for mode in modes:
+        directory = work / f"ready-{mode}"
+        directory.mkdir()
+        state_dir = directory / "states" if mode != "before" else None
+        max_mb = 0 if mode == "nocache" else 256
+        configs[mode] = write_config(
+            directory, model=args.model, state_dir=state_dir, max_mb=max_mb, threads=args.threads
+        )
+    times: dict[str, list[float]] = {mode: [] for mode in modes}
+    for _ in range(args.ready):
+        for mode in modes:
+            daemon = Daemon(configs[mode], source=args.before if mode == "before" else None)
+            times[mode].append(daemon.ready_s)
+            if mode == "cache" and not times[mode][:-1]:
+                daemon.request({"prompt": PROMPTS[0], "session": "s"})  # the state is saved
+            daemon.stop()
+    for mode, values in times.items():
+        shown = ", ".join(f"{v:.2f}" for v in values)
+        print(f"{mode:8} READY median {median(values):.2f} s ({shown})", flush=True)
+    return times
+
+
 def summary(engine: dict[str, Any]) -> str:
     if not engine:
         return ""
@@ -372,9 +397,18 @@ def main() -> None:
     parser.add_argument("--modes", default="cache,nocache")
     parser.add_argument("--before", type=Path, help="a checkout of the code to compare with")
     parser.add_argument("--no-write", action="store_true")
+    parser.add_argument(
+        "--ready", type=int, default=0, help="only time READY, over this many rounds"
+    )
     args = parser.parse_args()
     modes = args.modes.split(",") + (["before"] if args.before else [])
     work = Path(tempfile.mkdtemp(prefix="ea-ft-", dir="/tmp"))
+    if args.ready:
+        try:
+            ready_only(args, modes, work)
+        finally:
+            shutil.rmtree(work, ignore_errors=True)
+        return
     try:
         results = {mode: run_mode(mode, args, work) for mode in modes}
     finally:
