@@ -89,3 +89,18 @@ def echoes(text: str, *, instructions: str, prompt: str) -> bool:
         if len(line_norm) >= MIN_ECHO_CHARS and line_norm in said:
             return True
     return False
+
+
+# --- the side questions the checks ask the model alone ---------------------------
+
+YES_NO = 'root ::= "yes" | "no"\n'
+
+
+def calculation_question(prompt: str) -> str:
+    return f'Request: "{prompt}"\nIs this request a math problem to calculate? Answer yes or no.'
+
+
+def target_question(prompt: str, device: str) -> str:
+    """Asked alone, without the conversation: measured on Qwen2.5-Coder-1.5B, the
+    question in context, or as a choice between devices, just agrees with the call."""
+    return f'Request: "{prompt}"\nIs this request about {device}? Answer yes or no.'

@@ -13,7 +13,6 @@ import contextlib
 import dataclasses
 import json
 import logging
-import re
 from collections.abc import AsyncGenerator, AsyncIterator, Sequence
 from typing import Any
 
@@ -29,7 +28,9 @@ from edgeagent.agent.events import (
     ToolCallEvent,
     ToolResultEvent,
 )
+from edgeagent.agent.honesty import YES_NO, calculation_question, target_question
 from edgeagent.agent.meter import TurnMeter
+from edgeagent.agent.sanitize import sanitize
 from edgeagent.agent.selection import ToolSelector, TurnTools
 from edgeagent.errors import ContextOverflowError, LLMError
 from edgeagent.llm.base import LLM, GenerateRequest, Message
@@ -39,41 +40,7 @@ from edgeagent.tools.tool import ToolKind, ToolResult
 
 log = logging.getLogger(__name__)
 
-# Chat-template control tokens (<|im_start|>, <|im_end|>, <|endoftext|>, <|eot_id|>...)
-# and the tags that frame calls and results. Removed from tool output so that nothing a
-# tool returns (a web page, a file, a sensor name) can open a new turn or fake a call.
-_CONTROL_TOKENS = re.compile(r"<\|[\w.:/ -]{1,40}\|>")
-_FRAME_TAGS = re.compile(r"</?\s*(?:tool_call|tool_response|tools|function(?:=[\w.-]*)?)\s*>")
-
-_SANITIZE_PASSES = 4
-_DEFUSED_LT = "\N{SINGLE LEFT-POINTING ANGLE QUOTATION MARK}"
 DEFAULT_MAX_TOOL_CHARS = 4000
-
-
-def sanitize(text: str, *, frame_tags: bool = True) -> str:
-    """``text`` without template control tokens (and call/result tags).
-
-    Removal can rebuild a token from the pieces around it (``<|im_<|x|>start|>``), so it
-    repeats; past :data:`_SANITIZE_PASSES` the text is hostile, and what is left of the
-    markers is defused instead (``<|`` becomes ``<¦``, a tag's ``<`` becomes ``‹``):
-    replacing never joins pieces, so no pass after it could find anything.
-    """
-    for _ in range(_SANITIZE_PASSES):
-        cleaned = _strip(text, frame_tags=frame_tags)
-        if cleaned == text:
-            return text
-        text = cleaned
-    if _strip(text, frame_tags=frame_tags) == text:
-        return text
-    text = text.replace("<|", "<\N{BROKEN BAR}").replace("|>", "\N{BROKEN BAR}>")
-    if frame_tags:
-        text = _FRAME_TAGS.sub(lambda tag: _DEFUSED_LT + tag[0][1:], text)
-    return text
-
-
-def _strip(text: str, *, frame_tags: bool) -> str:
-    text = _CONTROL_TOKENS.sub("", text)
-    return _FRAME_TAGS.sub("", text) if frame_tags else text
 
 
 def _signature(call: ToolCall) -> str:
@@ -81,21 +48,8 @@ def _signature(call: ToolCall) -> str:
     return call.name + json.dumps(call.arguments, sort_keys=True, default=str)
 
 
-YES_NO = 'root ::= "yes" | "no"\n'
-
-
-def calculation_question(prompt: str) -> str:
-    return f'Request: "{prompt}"\nIs this request a math problem to calculate? Answer yes or no.'
-
-
 def _current_prompt(conversation: Conversation) -> str:
     return conversation.messages[conversation.turn_starts()[-1]]["content"]
-
-
-def target_question(prompt: str, device: str) -> str:
-    """Asked alone, without the conversation: measured on Qwen2.5-Coder-1.5B, the
-    question in context, or as a choice between devices, just agrees with the call."""
-    return f'Request: "{prompt}"\nIs this request about {device}? Answer yes or no.'
 
 
 def _acted(records: list[dict[str, Any]]) -> bool:

@@ -21,7 +21,7 @@ from edgeagent.agent.events import (
     ToolCallEvent,
     ToolResultEvent,
 )
-from edgeagent.agent.loop import sanitize
+from edgeagent.agent.sanitize import sanitize
 from edgeagent.errors import LLMError
 from edgeagent.llm.base import InProcessLLM, Message
 from edgeagent.llm.scripted import Rule, ScriptedEngine

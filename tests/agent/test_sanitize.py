@@ -15,7 +15,7 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from edgeagent.agent.loop import sanitize
+from edgeagent.agent.sanitize import sanitize
 from edgeagent.tools import tool
 from edgeagent.tools.registry import ToolRegistry
 from edgeagent.tools.tool import make_tool
