@@ -134,7 +134,17 @@ class CallPolicy:
         verdict = self.verdict(tool, frontend=frontend)
         if not verdict.allowed:
             return verdict.reason
-        if verdict.confirm and self.confirm and not await self.confirm(tool, arguments):
+        if not verdict.confirm:
+            return None
+        if self.confirm is None:
+            # Nobody to ask (a daemon's front ends): running it unasked would make the
+            # rule a silent no-op, so the call is refused and the reason says why.
+            return (
+                f"tool {tool.name!r} needs the user's confirmation ([tools.policy] "
+                f"confirm_act lists {frontend}), and {frontend} has no one to ask; take "
+                f"{frontend} out of confirm_act, or deny it the tool"
+            )
+        if not await self.confirm(tool, arguments):
             return f"the user declined to run {tool.name!r}"
         return None
 

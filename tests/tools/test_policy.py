@@ -185,3 +185,21 @@ def test_describe_says_what_each_front_end_may_call(tmp_path: Path) -> None:
     assert lines["mqtt"] == "lamp, led; not files, grep, peek, shell"
     assert lines["socket"] == "every tool"
     assert lines["chat"] == "every tool; acting tools ask first"
+
+
+def test_a_front_end_that_must_confirm_but_cannot_ask_is_refused_not_waved_through(
+    tmp_path: Path,
+) -> None:
+    """confirm_act = ["mqtt"] on a daemon: nobody can answer, so the acting call is
+    refused with the reason, rather than run as if the rule were not there."""
+    registry, _ = build(tmp_path)
+    policy = CallPolicy.from_config(**{**DEFAULTS, "confirm_act": ["mqtt"]})
+    result = asyncio.run(
+        ToolExecutor(registry, policy=policy).execute(
+            ToolCall("led", CALLS["led"]), frontend="mqtt"
+        )
+    )
+    assert not result.ok
+    assert "confirm_act lists mqtt" in (result.error or "")
+    assert "no one to ask" in (result.error or "")
+    assert run(registry, policy, "led", "socket") is True  # other front ends as before
