@@ -143,7 +143,7 @@ class Daemon:
         await self._start_frontends()
         if not self.frontends:
             raise ConfigError(
-                "no front end is running ([socket] and [mqtt] both disabled or failed: "
+                "no front end is running ([socket], [mqtt] and [mcp] disabled or failed: "
                 + "; ".join(f"{k}: {v}" for k, v in self.degraded.items())
                 + "); enable one in the config"
             )
