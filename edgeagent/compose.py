@@ -243,7 +243,12 @@ def build_agent(
     from edgeagent.agent.decline import NAME as DECLINE
     from edgeagent.agent.decline import decline_tool
     from edgeagent.agent.loop import Agent
-    from edgeagent.agent.prompt import build_primer, build_system_prompt, render_manifest_text
+    from edgeagent.agent.prompt import (
+        build_primer,
+        build_system_prompt,
+        build_tools_note,
+        render_manifest_text,
+    )
     from edgeagent.agent.selection import ToolSelector, TurnTools
     from edgeagent.tools.calls import get_call_format
     from edgeagent.tools.render import render_openai
@@ -291,14 +296,27 @@ def build_agent(
             return render_openai(shown)
         return None
 
-    def turn_for(shown: Sequence[Tool]) -> TurnTools:
-        """A selected turn's prompt and grammars: those of an agent with only ``shown``."""
+    def note_for(extra: Sequence[Tool]) -> str:
+        return build_tools_note(extra, manifest_format=config.agent.manifest_format)
+
+    after_primer = config.agent.selected_tools == "after_primer"
+
+    def turn_for(always: Sequence[Tool], extra: Sequence[Tool]) -> TurnTools:
+        """A selected turn: the grammars of an agent with the ``always`` shown tools and
+        the ``extra`` ones; the system prompt shows both, or ([agent] selected_tools =
+        "after_primer") the ``always`` ones only (the same for every turn, so it and the
+        primer stay cached) and a note after the primer the ``extra`` ones."""
+        shown = [*always, *extra]
         grammar, call_grammar = grammars_for(shown)
         native = native_for(shown)
         return TurnTools(
-            tuple(shown), prompt_for(shown), grammar, call_grammar,
-            None if native is None else tuple(native),
-        )  # fmt: skip
+            tools=tuple(shown),
+            system_prompt=prompt_for(always if after_primer else shown),
+            note=note_for(extra) if extra and after_primer else None,
+            grammar=grammar,
+            call_grammar=call_grammar,
+            native_tools=None if native is None else tuple(native),
+        )
 
     system_prompt = prompt_for(tools)
     primer = build_primer(tools, call_format=call_format) if config.agent.primer else []
@@ -320,6 +338,7 @@ def build_agent(
             tools,
             budget=config.agent.max_manifest_tokens,
             render=lambda shown: render_manifest_text(shown, config.agent.manifest_format),
+            note=note_for if after_primer else None,
             build=turn_for,
             always=config.agent.always_tools,
         )

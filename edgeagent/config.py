@@ -204,6 +204,10 @@ class AgentConfig(Section):
     0: every tool, always."""
     always_tools: list[str] = []
     """Remote tools (or ``mcp:<server>`` plugins) shown on every turn regardless."""
+    selected_tools: Literal["system_prompt", "after_primer"] = "system_prompt"
+    """Where a selection's remote tools are shown: in the system prompt after the local
+    tools, or in a message after the primer (the start of every conversation then stays
+    the same and cached: faster on llama.cpp, less accurate; docs/benchmarks.md)."""
 
 
 class PolicyConfig(Section):

@@ -127,6 +127,9 @@ class Daemon:
         # for it from here on, before any front end listens, so a first turn (an MQTT
         # prompt queued while we were down) waits for it rather than evaluating it all.
         ready = asyncio.Event()
+        # Under tool selection that start is the always-shown tools' prompt and the
+        # primer: with [agent] selected_tools = "after_primer" every turn starts so.
+        await agent.prepare()
         prefix = agent.new_conversation().messages
         priming = self._prime(prefix, after=ready)
         self._tasks.append(asyncio.create_task(priming, name="edgeagent-prime"))

@@ -41,6 +41,8 @@ class Conversation:
     selection: TurnTools | None = None
     """The tools (and their prompt and grammars) of the last turn, when a selection
     chose them (:mod:`edgeagent.agent.selection`); ``None``: every tool, always."""
+    noted: bool = False
+    """Whether the message showing the selected remote tools follows the primer."""
 
     @classmethod
     def start(
@@ -66,11 +68,22 @@ class Conversation:
 
     @property
     def kept(self) -> int:
-        """Messages that are never dropped: the system prompt and the primer."""
-        return 1 + self.primer
+        """Messages that are never dropped: the system prompt, the primer and the
+        selected tools' note."""
+        return 1 + self.primer + self.noted
+
+    def show_tools(self, system_prompt: str, note: str | None) -> None:
+        """Set the selected tools: the system prompt, and the note after the primer
+        (added, replaced, or removed when ``None``); the turns after it stay."""
+        self.messages[0] = {"role": "system", "content": system_prompt}
+        if self.noted:
+            del self.messages[self.primer + 1]
+        if note is not None:
+            self.messages.insert(self.primer + 1, {"role": "system", "content": note})
+        self.noted = note is not None
 
     def clear(self) -> None:
-        """Forget every turn; keep the system prompt and the primer."""
+        """Forget every turn; keep the system prompt, the primer and the tools' note."""
         del self.messages[self.kept :]
 
     def turn_starts(self) -> list[int]:

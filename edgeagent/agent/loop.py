@@ -103,13 +103,11 @@ class Agent:
         self.primer = tuple(primer)
         self.stop = tuple(stop)
         self.call_grammar = call_grammar
-        """A grammar that admits exactly one valid call of a read tool: the retry of a
-        step in which the model stated a value only a tool can know."""
+        """Admits exactly one call of a read tool: for a value only a tool can know."""
         self.decline = decline
         """The model may answer with a ``decline`` call (edgeagent.agent.decline)."""
         self.check_target = check_target
-        """Before an acting (or titled) tool runs, ask the model alone whether the
-        request is about that tool's device; "no" refuses the call (restraint)."""
+        """Ask the model alone whether the request is about an acting tool's device."""
         self.selector = selector
         """Chooses each turn's tools when the manifest of all of them is over budget."""
 
@@ -357,17 +355,20 @@ class Agent:
             return
         yield "".join(pieces)
 
+    async def prepare(self) -> None:
+        """Measure the tools; under selection, conversations start with the always-shown
+        tools' prompt (what every turn shares, and the daemon primes)."""
+        if self.selector and (stable := await self.selector.stable(self._tokens)):
+            self.system_prompt = stable.system_prompt
+
     async def _select_tools(self, conversation: Conversation, prompt: str) -> TurnTools | None:
-        """The turn's tools when a selection chooses them (the system prompt is set to
-        show them); ``None`` when every tool is shown."""
+        """The turn's tools when a selection chooses them; ``None``: every tool."""
         if self.selector is None:
             return None
-        earlier = conversation.selection
-        turn = await self.selector.select(
-            prompt, shown=None if earlier is None else earlier.names, count=self._tokens
-        )
+        earlier = None if conversation.selection is None else conversation.selection.names
+        turn = await self.selector.select(prompt, shown=earlier, count=self._tokens)
         if turn is not None:
-            conversation.messages[0] = {"role": "system", "content": turn.system_prompt}
+            conversation.show_tools(turn.system_prompt, turn.note)
             conversation.selection = turn
         return turn
 
@@ -448,8 +449,7 @@ class Agent:
         return (words.strip().split() or [""])[0].strip(".,!'\"").lower()
 
     def _answer_from_results(self, step_records: list[dict[str, Any]]) -> str | None:
-        """The answer built from a step's results, when every call succeeded and every
-        tool has an answer template; else ``None`` (the model answers)."""
+        """The answer from a step's results, if all succeeded and have templates."""
         if not step_records or not all(r.get("ok") for r in step_records):
             return None
         parts = []

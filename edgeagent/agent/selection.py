@@ -15,11 +15,21 @@ When it does not, each turn shows
   fit the budget. A tool that matches only on words common to many tools (scoring under
   :data:`MIN_RELATIVE_SCORE` of the best) is left out: it would only distract.
 
+Where they sit (``[agent] selected_tools``): by default in the system prompt, after the
+local tools; there, when a turn's selection differs from what llama.cpp's KV cache holds,
+the rest of the system prompt, the primer and the conversation are evaluated again (a
+warm turn took 9.4 s at p50 against 4.0 s with every tool shown). With
+``"after_primer"`` the system prompt shows the always-shown tools only, so it and the
+primer are the same for every turn and the daemon primes them once (``Agent.prepare``),
+and the remote tools are a short system message right after the primer
+(:func:`edgeagent.agent.prompt.build_tools_note`): only it and the turns after it are
+evaluated again. Faster, but Qwen2.5-Coder-1.5B then takes the remote tools, which sit
+closer to the request, for local ones more often (docs/benchmarks.md, "Many tools").
+
 In a conversation the tools shown so far stay (the union, in the order they were first
 shown, new ones appended), so a follow-up ("and make it warmer") still has the tool the
-first turn used, and the prompt's prefix up to the new tools stays cached. When the
-union would not fit, the tools the current request is about come first, then the most
-recently shown ones.
+first turn used. When the union would not fit, the tools the current request is about
+come first, then the most recently shown ones.
 
 Tokens are counted by the model's own counter (``LLM.count_tokens``): the tokenizer on
 llama.cpp and the Hailo; the http engine estimates 4 characters a token, and concise
@@ -154,6 +164,9 @@ class TurnTools:
     tools: tuple[Tool, ...]
     """The tools the manifest shows, in its order."""
     system_prompt: str
+    """The always-shown tools' system prompt: the same for every turn."""
+    note: str | None = None
+    """The message after the primer that shows the chosen remote tools (None: none)."""
     grammar: str | None = None
     call_grammar: str | None = None
     native_tools: tuple[dict[str, Any], ...] | None = None
@@ -163,8 +176,9 @@ class TurnTools:
         return tuple(t.name for t in self.tools)
 
 
-TurnBuilder = Callable[[Sequence[Tool]], TurnTools]
-"""The system prompt and grammars for a list of shown tools (the composition root's)."""
+TurnBuilder = Callable[[Sequence[Tool], Sequence[Tool]], TurnTools]
+"""The prompt, note and grammars for the always-shown tools and the chosen remote ones
+(the composition root's)."""
 
 
 class ToolSelector:
@@ -176,12 +190,14 @@ class ToolSelector:
         *,
         budget: int,
         render: Callable[[Sequence[Tool]], str],
+        note: Callable[[Sequence[Tool]], str] | None = None,
         build: TurnBuilder,
         always: Collection[str] = (),
     ) -> None:
         self.tools = list(tools)
         self.budget = budget
         self.render = render
+        self.note = note
         self.build = build
         pinned = set(always)
         known = {t.name for t in self.tools} | {t.plugin for t in self.tools}
@@ -200,6 +216,7 @@ class ToolSelector:
         self._costs: dict[str, int] | None = None
         self._overhead = 0
         self._base = 0
+        self._note = 0
         self._fits = False
         self._built: dict[tuple[str, ...], TurnTools] = {}
 
@@ -211,6 +228,8 @@ class ToolSelector:
         whole = await count(self.render(self.tools)) - overhead
         self._fits = whole <= self.budget
         self._base = await count(self.render(self.always)) - overhead
+        if self.note is not None:
+            self._note = await count(self.note([])) - overhead
         empty = await count(self.render([])) - overhead
         costs = {}
         for name, tool in self.optional.items():
@@ -244,7 +263,7 @@ class ToolSelector:
         earlier = [n for n in (shown or ()) if n in self.optional]
         wanted = ranked(self.index, prompt, self.optional.keys())
         priority = wanted + [n for n in reversed(earlier) if n not in wanted]
-        room = self.budget - self._base
+        room = self.budget - self._base - self._note
         chosen: list[str] = []
         for name in priority:
             if costs[name] <= room:
@@ -258,15 +277,24 @@ class ToolSelector:
             order.remove(max(order, key=priority.index))
         return self._turn(order)
 
+    async def stable(self, count: TokenCount) -> TurnTools | None:
+        """The turn with no remote tool: its system prompt starts every conversation;
+        ``None`` when every tool fits."""
+        await self._measure(count)
+        return None if self._fits else self._turn(())
+
     async def _tokens(self, order: Sequence[str], count: TokenCount) -> int:
-        shown = self.always + [self.optional[n] for n in order]
-        return await count(self.render(shown)) - self._overhead
+        """The manifest tokens of the shown tools (the system prompt's and the note's)."""
+        chosen = [self.optional[n] for n in order]
+        if self.note is None:
+            return await count(self.render(self.always + chosen)) - self._overhead
+        return self._base + await count(self.note(chosen)) - self._overhead
 
     def _turn(self, order: Sequence[str]) -> TurnTools:
         key = tuple(order)
         turn = self._built.get(key)
         if turn is None:
-            turn = self.build(self.always + [self.optional[n] for n in order])
+            turn = self.build(self.always, [self.optional[n] for n in order])
             if len(self._built) >= 64:  # a long-running daemon sees many combinations
                 self._built.clear()
             self._built[key] = turn

@@ -1,6 +1,9 @@
 """Tool selection: with 40 tools loaded, each turn's manifest stays within
 ``[agent] max_manifest_tokens``, shows every local tool and the remote tools the request
-is about, keeps what a conversation used, and changes nothing when all tools fit.
+is about, keeps what a conversation used, and changes nothing when all tools fit. With
+``[agent] selected_tools = "after_primer"`` the remote tools are in a note after the
+primer, so the conversation's start stays the same, byte for byte, whatever a turn
+selects.
 
 The agent is the one ``compose.build_agent`` assembles from a config, with the real
 first-party plugins (LED and servo on their mock backends), 35 remote-style tools
@@ -106,7 +109,10 @@ def remote_tools(calendar: Calendar) -> list[Tool]:
     return [*tools, make_tool(calendar.calendar_events, plugin="mcp:calendar")]
 
 
-def make_config(budget: int, always: list[str] | None = None) -> Config:
+PLACES = ["system_prompt", "after_primer"]
+
+
+def make_config(budget: int, always: list[str] | None = None, place: str = PLACES[0]) -> Config:
     return Config.model_validate(
         {
             "llm": {"backend": "scripted"},
@@ -114,6 +120,7 @@ def make_config(budget: int, always: list[str] | None = None) -> Config:
                 "max_manifest_tokens": budget,
                 "call_format": "json",
                 "always_tools": always or [],
+                "selected_tools": place,
             },
             "plugins": {"led": {"backend": "mock"}, "servo": {"backend": "mock"}},
             "tools": {"wrapped_dir": None},
@@ -141,8 +148,14 @@ class Rig:
 def rig_for() -> Iterator[Any]:
     closers: list[compose.ToolSet] = []
 
-    def make(budget: int = BUDGET, *, remote: bool = True, always: list[str] | None = None) -> Rig:
-        config = make_config(budget, always)
+    def make(
+        budget: int = BUDGET,
+        *,
+        remote: bool = True,
+        always: list[str] | None = None,
+        place: str = PLACES[0],
+    ) -> Rig:
+        config = make_config(budget, always, place)
         toolset = compose.build_tools(config)
         closers.append(toolset)
         calendar = Calendar()
@@ -174,62 +187,112 @@ def first_sent(rig: Rig, prompt: str, conversation: Conversation) -> list[Messag
 
 
 def shown_tools(system_prompt: str) -> list[str]:
-    """The tool names of the manifest in a system prompt, in its order."""
+    """The tool names of the manifest in a system message, in its order."""
+    if "Tools:\n" not in system_prompt:
+        return []
     manifest = system_prompt.split("Tools:\n", 1)[1].split("\n\n", 1)[0]
     return [re.match(r"\w+", line)[0] for line in manifest.splitlines()]  # type: ignore[index]
 
 
-def manifest_tokens(rig: Rig, names: list[str]) -> int:
-    by_name = {t.name: t for t in rig.tools}
-    text = render_manifest_text([by_name[n] for n in names], "concise")
+def shown(messages: list[Message]) -> list[str]:
+    """Every tool the model was shown: the system prompt's, then the note's."""
+    return [n for m in messages if m["role"] == "system" for n in shown_tools(m["content"])]
+
+
+def tokens(rig: Rig, text: str) -> int:
     count = rig.engine.count_tokens
     return count([{"role": "system", "content": text}]) - count([{"role": "system", "content": ""}])
 
 
-def test_forty_tools_stay_within_the_budget_and_show_every_local_tool(rig_for: Any) -> None:
-    rig = rig_for()
+def manifest_tokens(rig: Rig, names: list[str]) -> int:
+    by_name = {t.name: t for t in rig.tools}
+    return tokens(rig, render_manifest_text([by_name[n] for n in names], "concise"))
+
+
+def shown_tokens(rig: Rig, messages: list[Message]) -> int:
+    """The manifest tokens a turn showed: the system prompt's tools and the note."""
+    notes = [m["content"] for m in messages[1:] if m["role"] == "system"]
+    return manifest_tokens(rig, shown_tools(messages[0]["content"])) + sum(
+        tokens(rig, note) for note in notes
+    )
+
+
+@pytest.mark.parametrize("place", PLACES)
+def test_forty_tools_stay_within_the_budget_and_show_every_local_tool(
+    rig_for: Any, place: str
+) -> None:
+    rig = rig_for(place=place)
     assert len(rig.tools) >= 40
     local = sorted(t.name for t in rig.tools if not is_remote(t))
     assert {"led", "servo", "weather", "shell", "math"} <= set(local)
     assert manifest_tokens(rig, [t.name for t in rig.tools]) > BUDGET
     for prompt in ["what's on my calendar today?", "thanks!", "turn the lamp red", "fan on"]:
         conversation = rig.agent.new_conversation()
-        sent = first_sent(rig, prompt, conversation)[0]["content"]
-        assert sent == conversation.messages[0]["content"]
-        names = shown_tools(sent)
-        assert manifest_tokens(rig, names) <= BUDGET, prompt
+        sent = first_sent(rig, prompt, conversation)
+        assert sent == conversation.messages[: len(sent)]
+        assert shown_tokens(rig, sent) <= BUDGET, prompt
+        names = shown(sent)
         assert names[: len(local)] == local, "local tools first, in registry order"
         assert len(names) < len(rig.tools)
+        if place == "after_primer":
+            assert shown_tools(sent[0]["content"]) == local
+        else:
+            assert shown_tools(sent[0]["content"]) == names
+
+
+def test_the_start_of_every_conversation_stays_the_same_whatever_a_turn_selects(
+    rig_for: Any,
+) -> None:
+    rig = rig_for(place="after_primer")
+    asyncio.run(rig.agent.prepare())  # what the daemon does before priming the start
+    start = rig.agent.new_conversation().messages
+    assert len(start) > 1, "the primer follows the system prompt"
+    assert shown_tools(start[0]["content"]) == [t.name for t in rig.tools if not is_remote(t)]
+    selections = set()
+    for prompt in ["what's on my calendar today?", "pause the media player", "hello there"]:
+        sent = first_sent(rig, prompt, rig.agent.new_conversation())
+        assert sent[: len(start)] == start, prompt  # the primed state serves every turn
+        selections.add(tuple(shown(sent)))
+    assert len(selections) == 3
+    # Within a conversation a newly selected tool changes the note, never the start.
+    conversation = rig.agent.new_conversation("hall")
+    run(rig.agent, "what's on my calendar today?", conversation)
+    sent = first_sent(rig, "pause the media player", conversation)
+    assert sent[: len(start)] == start
+    note = sent[len(start)]
+    assert note["role"] == "system" and shown_tools(note["content"])[:1] == ["calendar_events"]
+    assert "HassMediaPause" in shown_tools(note["content"])
 
 
 def test_the_remote_tool_a_request_names_is_shown_and_called(rig_for: Any) -> None:
     rig = rig_for()
     conversation = rig.agent.new_conversation()
     events = run(rig.agent, "what's on my calendar today?", conversation)
-    assert "calendar_events" in shown_tools(rig.engine.requests[0].messages[0]["content"])
+    assert "calendar_events" in shown(list(rig.engine.requests[0].messages))
     assert rig.calendar.requests == ["today"]
     assert isinstance(events[-1], FinalAnswer)
     assert events[-1].text == "You have the dentist at 15:00."
     # A request about nothing remote shows no remote tool at all.
     run(rig.agent, "hello there", fresh := rig.agent.new_conversation())
-    assert not [n for n in shown_tools(fresh.messages[0]["content"]) if n in REMOTE]
+    assert not [n for n in shown(fresh.messages) if n in REMOTE]
 
 
-def test_a_conversation_keeps_the_tools_it_was_shown(rig_for: Any) -> None:
-    rig = rig_for()
+@pytest.mark.parametrize("place", PLACES)
+def test_a_conversation_keeps_the_tools_it_was_shown(rig_for: Any, place: str) -> None:
+    rig = rig_for(place=place)
     conversation = rig.agent.new_conversation("kitchen")
     run(rig.agent, "what's on my calendar today?", conversation)
-    first = shown_tools(conversation.messages[0]["content"])
+    first = shown(conversation.messages)
     # The follow-up names no tool; the calendar is still there, in the same place, so
     # the cached prefix of the prompt still holds.
-    second = shown_tools(first_sent(rig, "and tomorrow?", conversation)[0]["content"])
+    second = shown(first_sent(rig, "and tomorrow?", conversation))
     assert second[: len(first)] == first
     assert rig.calendar.requests == ["today", "tomorrow"]
     # A later request about another remote tool adds it after the ones shown before.
     run(rig.agent, "pause the media player", conversation)
-    third = shown_tools(conversation.messages[0]["content"])
+    third = shown(conversation.messages)
     assert third[: len(first)] == first and "HassMediaPause" in third[len(first) :]
-    assert manifest_tokens(rig, third) <= BUDGET
+    assert shown_tokens(rig, conversation.messages) <= BUDGET
     # The model saw the conversation as it is stored: the current prompt, then the turns.
     sent = first_sent(rig, "and the day after?", conversation)
     assert sent == conversation.messages[: len(sent)]
@@ -239,8 +302,12 @@ def test_nothing_changes_when_every_tool_fits(rig_for: Any) -> None:
     local = rig_for(remote=False)
     assert manifest_tokens(local, [t.name for t in local.tools]) <= BUDGET
     conversation = local.agent.new_conversation()
+    before = local.agent.system_prompt
+    asyncio.run(local.agent.prepare())
+    assert local.agent.system_prompt == before
     sent = first_sent(local, "turn the lamp red", conversation)
     assert sent[0]["content"] == local.agent.system_prompt
+    assert [m for m in sent[1:] if m["role"] == "system"] == []
     assert conversation.selection is None
     # A budget of 0 turns selection off: every one of the 40 tools, byte for byte.
     everything = rig_for(0)
@@ -256,7 +323,7 @@ def test_the_forced_call_grammar_offers_only_the_shown_read_tools(
 ) -> None:
     pytest.importorskip("llama_cpp")  # the grammar is built only where llama.cpp runs
     monkeypatch.setattr(compose, "_runs_llama_cpp", lambda config: True)
-    rig = rig_for()
+    rig = rig_for(place="after_primer")  # the grammar has the note's tools too
     conversation = rig.agent.new_conversation()
     run(rig.agent, "what's on my calendar today?", conversation)
     selection = conversation.selection
@@ -273,6 +340,6 @@ def test_always_tools_pins_a_remote_server_and_names_what_it_does_not_know(
     rig = rig_for(always=["mcp:calendar", "HassTurnOn", "calender"])
     assert "'calender', which is no loaded tool or plugin" in caplog.text
     conversation = rig.agent.new_conversation()
-    names = shown_tools(first_sent(rig, "hello there", conversation)[0]["content"])
-    assert {"calendar_events", "HassTurnOn"} <= set(names)
-    assert manifest_tokens(rig, names) <= BUDGET
+    sent = first_sent(rig, "hello there", conversation)
+    assert {"calendar_events", "HassTurnOn"} <= set(shown_tools(sent[0]["content"]))
+    assert shown_tokens(rig, sent) <= BUDGET
