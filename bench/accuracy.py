@@ -70,9 +70,11 @@ VARIANTS: dict[str, Overrides] = {
     # of them in every prompt, or the shipped tool selection ([agent] max_manifest_tokens).
     "many_tools": {"agent": {"max_manifest_tokens": 0}},
     "many_tools_selected": {},
+    # The selected remote tools in a message after the primer, not in the system prompt.
+    "many_tools_after_primer": {"agent": {"selected_tools": "after_primer"}},
 }
 DEFAULT_VARIANTS = ("default", "grammar")
-WITH_EXTRA_TOOLS = frozenset({"many_tools", "many_tools_selected"})
+WITH_EXTRA_TOOLS = frozenset({"many_tools", "many_tools_selected", "many_tools_after_primer"})
 
 _ATTEMPT = (
     re.compile(r"[\"']name[\"']\s*:.*[\"'](arguments|parameters)[\"']\s*:", re.DOTALL),
