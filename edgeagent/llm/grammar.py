@@ -118,6 +118,22 @@ def _arguments_rules(tools: Sequence[Tool]) -> tuple[dict[str, str], str]:
     return names, converter.format_grammar()
 
 
+def grammar_refusals(tools: Sequence[Tool]) -> dict[str, str]:
+    """The tools whose arguments schema llama.cpp's converter refuses, and why.
+
+    A schema from outside (an MCP server's) may use what the converter does not know: a
+    regex lookahead, a reference to another document, an unknown type. Such a tool
+    stays callable; it is only left out of grammars, which would otherwise fail whole.
+    """
+    refusals: dict[str, str] = {}
+    for tool in tools:
+        try:
+            _arguments_rules([tool])
+        except Exception as exc:  # the converter asserts, raises KeyError, ValueError...
+            refusals[tool.name] = f"{type(exc).__name__}: {exc}"
+    return refusals
+
+
 def build_tool_grammar(
     tools: Sequence[Tool],
     *,

@@ -415,3 +415,38 @@ def test_one_reply_runs_at_most_max_calls_per_step_and_the_model_is_told() -> No
     told = engine.requests[-1].messages[-1]["content"]
     assert "not run: set_led" in told and "and 44 more" in told
     assert final(events).text == "I ran the first three."
+
+
+def test_a_schema_llama_cpp_cannot_convert_leaves_that_tool_out_of_grammars_only(
+    caplog: Any,
+) -> None:
+    """A remote (MCP) tool may bring a schema llama.cpp's converter refuses (a regex
+    lookahead): the agent still starts, the tool stays in the manifest and callable,
+    and the grammars are built without it, with a warning naming it."""
+    import dataclasses
+
+    from edgeagent.compose import build_agent
+    from edgeagent.config import Config
+
+    lamp = Lamp()
+    tools = tools_from(lamp)
+    reader = next(t for t in tools if t.name == "get_weather")
+    odd = dataclasses.replace(
+        reader,
+        name="odd_sensor",
+        parameters={
+            "type": "object",
+            "properties": {"id": {"type": "string", "pattern": "^(?=s)\\w+$"}},
+        },
+    )
+    registry = ToolRegistry([*tools, odd])
+    config = Config.model_validate({"llm": {"backend": "llamacpp"}})
+    engine = ScriptedEngine([], default="Done.")
+    agent = build_agent(
+        config, llm=InProcessLLM(engine), executor=ToolExecutor(registry), registry=registry
+    )
+    assert "odd_sensor" in agent.system_prompt
+    assert agent.call_grammar is not None
+    assert '\\"get_weather\\"' in agent.call_grammar
+    assert "odd_sensor" not in agent.call_grammar
+    assert "tool 'odd_sensor': llama.cpp cannot make a grammar" in caplog.text
