@@ -268,8 +268,23 @@ def build_agent(
             persona=config.agent.system_prompt,
         )
 
-    # Tools llama.cpp cannot make a grammar of (filled below, once llama_cpp is known).
+    wants_grammar = config.llm.llamacpp.grammar
+    if wants_grammar is None:
+        wants_grammar = profile.grammar
+    llama_cpp = _runs_llama_cpp(config)
+    # Tools llama.cpp cannot make a grammar of: left out of grammars, still callable.
     refused: set[str] = set()
+    if tools and call_format.name in ("json", "fence") and llama_cpp:
+        from edgeagent.llm.grammar import grammar_refusals
+
+        for name, why in grammar_refusals(tools).items():
+            log.warning(
+                "tool %r: llama.cpp cannot make a grammar of its arguments schema (%s); "
+                "it stays callable, but forced calls and [llm.llamacpp] grammar leave it out",
+                name,
+                why,
+            )
+            refused.add(name)
 
     def grammars_for(shown: Sequence[Tool]) -> tuple[str | None, str | None]:
         """(the [llm.llamacpp] grammar, the forced read call's) for the shown tools."""
@@ -324,21 +339,6 @@ def build_agent(
 
     system_prompt = prompt_for(tools)
     primer = build_primer(tools, call_format=call_format) if config.agent.primer else []
-    wants_grammar = config.llm.llamacpp.grammar
-    if wants_grammar is None:
-        wants_grammar = profile.grammar
-    llama_cpp = _runs_llama_cpp(config)
-    if tools and call_format.name in ("json", "fence") and llama_cpp:
-        from edgeagent.llm.grammar import grammar_refusals
-
-        for name, why in grammar_refusals(tools).items():
-            log.warning(
-                "tool %r: llama.cpp cannot make a grammar of its arguments schema (%s); "
-                "it stays callable, but forced calls and [llm.llamacpp] grammar leave it out",
-                name,
-                why,
-            )
-            refused.add(name)
     grammar, call_grammar = grammars_for(tools)
     if wants_grammar and tools and grammar is None:
         log.warning(
