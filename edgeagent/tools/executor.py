@@ -92,15 +92,23 @@ def _in_daemon_thread(func: Callable[..., Any], kwargs: dict[str, Any]) -> async
     return future
 
 
+PATTERN_KEYS = frozenset(
+    {"pattern", "expression", "regex", "regexp", "query", "search", "term", "word"}
+)
+
+
 def as_argument_list(arguments: Mapping[str, Any]) -> list[str]:
     """A call's arguments as one command-line list, in the order the model wrote them.
 
     ``{"arguments": ["-l", "logs"]}`` stays that list; ``{"path": "data.csv"}`` or
     ``{"pattern": "milk", "path": "."}`` become ``["data.csv"]``, ``["milk", "."]``; a
-    string value is split like a shell would (never run by one).
+    string value is split like a shell would (never run by one). A value named as a
+    pattern comes first wherever it was written (``{"file": "a", "pattern": "b"}`` is
+    ``["b", "a"]``): commands take the pattern before the paths.
     """
     words: list[str] = []
-    for value in arguments.values():
+    patterns_first = sorted(arguments, key=lambda key: key.lower() not in PATTERN_KEYS)
+    for value in (arguments[key] for key in patterns_first):
         items = value if isinstance(value, list) else [value]
         for item in items:
             if isinstance(item, str):

@@ -29,6 +29,7 @@ from edgeagent.plugin import (
     make_tool,
     tool,
 )
+from edgeagent_shell.hints import files_hint, mend_paths, missing_paths
 from edgeagent_shell.policy import DEFAULT_ALLOW, RUNNERS, ShellPolicy, resolve_roots
 from edgeagent_shell.runner import redact, run_command, secret_values
 
@@ -71,9 +72,9 @@ def wrap_command(command_template: str, arguments: list[str]) -> dict[str, Any]:
 
 def shell_answer(result: dict[str, Any]) -> str:
     """The command's output, trimmed and cut at ``ANSWER_CHARS``; ``(no output)`` when
-    there is none; the exit code when it is not 0."""
+    there is none; a path it mended, and the exit code when it is not 0."""
     output = str(result.get("output", "")).strip()
-    notes: list[str] = []
+    notes: list[str] = [str(result["mended"])] if result.get("mended") else []
     if len(output) > ANSWER_CHARS:
         notes.append(f"output cut at {ANSWER_CHARS} of {len(output)} characters")
         output = output[:ANSWER_CHARS].rstrip() + " …"
@@ -102,6 +103,9 @@ class Shell:
         """Run a read-only command (no pipes): ls, cat, grep, df -h (disk), free -m
         (memory), uptime, ps."""
         argv = self.policy.check(command)
+        mended, notes = mend_paths(argv, roots=self.policy.roots, cwd=self.policy.cwd)
+        if notes:
+            argv = self.policy.check(shlex.join(mended))  # every check again
         ran = run_command(
             argv,
             cwd=self.policy.cwd,
@@ -114,7 +118,18 @@ class Shell:
                 f"{argv[0]} was stopped after {self.timeout_s:g} s (timeout); "
                 f"output so far: {text[-500:]!r}"
             )
+        missing = missing_paths(text) if ran.exit_code else []
+        if missing:
+            # All it said is that a path is not there: a failure the model can correct
+            # with the names that are (it guesses "app.log" for "logs/app.log").
+            hint = files_hint(missing, roots=self.policy.roots, cwd=self.policy.cwd)
+            raise ToolError(
+                f"{text.strip()} (exit code {ran.exit_code}). {hint} "
+                f"Call it again with a path that exists"
+            )
         result: dict[str, Any] = {"exit_code": ran.exit_code, "output": text}
+        if notes:
+            result["mended"] = "; ".join(notes)
         if ran.truncated:
             result["truncated"] = (
                 f"output cut at {self.max_output_bytes} bytes and the command stopped; "

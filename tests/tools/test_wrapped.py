@@ -222,6 +222,8 @@ def test_bad_arguments_are_errors_the_model_can_read(
         ({"arguments": "Ada Lovelace"}, ["Ada", "Lovelace"]),  # a string, split like argv
         ({"name": "Ada"}, ["Ada"]),  # another key than the schema's, as Qwen writes it
         ({"name": "Ada", "times": 2}, ["Ada", "2"]),  # in the order written
+        ({"file": "todo.md", "pattern": "milk"}, ["milk", "todo.md"]),  # a pattern first
+        ({"path": "logs", "Query": "ok", "n": 1}, ["ok", "logs", "1"]),
     ],
 )
 def test_what_a_small_model_writes_for_the_list_is_read_as_the_list(

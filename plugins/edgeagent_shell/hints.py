@@ -1,0 +1,134 @@
+"""Paths a small model got wrong: mended where only one reading fits, else named.
+
+A small model guesses paths (``app.log`` for ``logs/app.log``, ``file.txt`` for "the
+files"), swaps grep's pattern and file, and does not correct itself from an error
+message (measured: it answers "the file does not exist" instead). So before a command
+runs, :func:`mend_paths` replaces a missing path where exactly one reading fits (the
+only file of that name below the roots; grep's pattern and file swapped; every file for
+a recursive grep of a file that is not there), and says so in the answer. What cannot be
+mended fails with the names that are there (:func:`missing_paths`, :func:`files_hint`).
+"""
+
+from __future__ import annotations
+
+import difflib
+import itertools
+import os
+import re
+from collections.abc import Iterator, Sequence
+from pathlib import Path
+
+MISSING = "No such file or directory"
+MAX_SCANNED = 2000
+"""Files looked at below the roots: a hint must stay cheap on a Pi's SD card."""
+MAX_NAMED = 8
+SKIPPED_DIRS = frozenset({"__pycache__", "node_modules", "venv"})
+
+# "cat: app.log: No such file...", "ls: cannot access 'x': No such...",
+# "head: cannot open 'x' for reading: No such...", "find: 'x': No such..."
+_MISSING_LINE = re.compile(
+    r"^[\w.-]+: (?:cannot (?:access|open) )?['‘]?(?P<path>.+?)['’]?"
+    r"(?: for reading)?: " + MISSING + r"$"
+)
+
+
+# Options whose value is the next word (``head -n 3``); attached forms need nothing.
+VALUE_OPTIONS = {
+    "head": frozenset({"-n", "-c"}),
+    "tail": frozenset({"-n", "-c"}),
+    "grep": frozenset({"-e", "-m", "-A", "-B", "-C", "--regexp", "--max-count"}),
+    "wc": frozenset(),
+    "cat": frozenset(),
+}
+RECURSIVE = re.compile(r"^-[a-zA-Z]*r[a-zA-Z]*$|^--recursive$")
+
+
+def mend_paths(
+    argv: Sequence[str], *, roots: Sequence[Path], cwd: Path
+) -> tuple[list[str], list[str]]:
+    """``argv`` with its missing paths mended where only one reading fits, and a note
+    for each change; ``argv`` unchanged (and no note) when nothing needed or allowed it."""
+    command, args = argv[0], list(argv[1:])
+    takes_value = VALUE_OPTIONS.get(command)
+    if takes_value is None:
+        return list(argv), []
+    operands: list[int] = []
+    options_done = skip = False
+    for i, arg in enumerate(args):
+        if skip:
+            skip = False
+        elif options_done or not arg.startswith("-") or arg == "-":
+            operands.append(i)
+        elif arg == "--":
+            options_done = True
+        else:
+            skip = arg in takes_value
+    grep = command == "grep"
+    if grep and not any(a in ("-e", "--regexp") or a.startswith("--regexp=") for a in args):
+        pattern, operands = (operands[0], operands[1:]) if operands else (None, [])
+    else:
+        pattern = None
+    missing = [i for i in operands if not (cwd / args[i]).exists()]
+    if not missing:
+        return list(argv), []
+    notes: list[str] = []
+    if grep and pattern is not None and len(operands) == 1 and (cwd / args[pattern]).is_file():
+        # ["todo.md", "milk"]: the file came first.
+        i = operands[0]
+        args[pattern], args[i] = args[i], args[pattern]
+        notes.append(f"searched {args[i]} for {args[pattern]!r}")
+        return [command, *args], notes
+    names: dict[str, list[str]] = {}
+    for path in itertools.islice(_files(roots, cwd), MAX_SCANNED):
+        names.setdefault(os.path.basename(path).lower(), []).append(path)
+    for i in missing:
+        found = names.get(os.path.basename(args[i].rstrip("/")).lower(), [])
+        if len(found) == 1:
+            notes.append(f"{args[i]} is {found[0]}")
+            args[i] = found[0]
+    still = [i for i in missing if not (cwd / args[i]).exists()]
+    if grep and still and any(RECURSIVE.match(a) for a in args):
+        # A made-up file name for "which file mentions X?": search them all.
+        notes.append(f"no {', '.join(args[i] for i in still)} here; searched every file")
+        # With no path left, a recursive grep searches the working directory.
+        args = [a for i, a in enumerate(args) if i not in still]
+    return [command, *args], notes
+
+
+def missing_paths(output: str) -> list[str]:
+    """The paths a command's output says are missing, when that is all it says;
+    ``[]`` when it printed anything else (matches, a listing): then it did its job."""
+    lines = [line.strip() for line in output.splitlines() if line.strip()]
+    found = [m.group("path") for line in lines if (m := _MISSING_LINE.match(line))]
+    return found if lines and len(found) == len(lines) else []
+
+
+def _files(roots: Sequence[Path], cwd: Path) -> Iterator[str]:
+    """Files below the roots (hidden ones and caches left out), relative to ``cwd``."""
+    for root in roots:
+        for directory, dirs, names in os.walk(root):
+            dirs[:] = sorted(d for d in dirs if not d.startswith(".") and d not in SKIPPED_DIRS)
+            for name in sorted(names):
+                if not name.startswith("."):
+                    yield os.path.relpath(os.path.join(directory, name), cwd)
+
+
+def files_hint(missing: Sequence[str], *, roots: Sequence[Path], cwd: Path) -> str:
+    """A sentence naming the files most like ``missing`` (by file name), or the first
+    files found when none is alike; ``""`` when the roots hold no file at all."""
+    files = list(itertools.islice(_files(roots, cwd), MAX_SCANNED))
+    if not files:
+        return ""
+    by_name: dict[str, list[str]] = {}
+    for path in files:
+        by_name.setdefault(os.path.basename(path).lower(), []).append(path)
+    alike: list[str] = []
+    for wanted in missing:
+        name = os.path.basename(wanted.rstrip("/")).lower()
+        for close in difflib.get_close_matches(name, by_name, n=MAX_NAMED, cutoff=0.5):
+            alike += [p for p in by_name[close] if p not in alike]
+    if alike:
+        return f"Files with a similar name: {', '.join(alike[:MAX_NAMED])}."
+    plus = "+" if len(files) >= MAX_SCANNED else ""
+    more = f" (and {len(files) - MAX_NAMED}{plus} more)" if len(files) > MAX_NAMED else ""
+    return f"Files here: {', '.join(files[:MAX_NAMED])}{more}."

@@ -1,0 +1,118 @@
+"""A command that names a missing file fails with the names that are there, so the model
+can call it again right; a command that did its job (matches, a listing, no match)
+stays a result."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+from edgeagent_shell import ShellOptions, build_shell_tool
+from edgeagent_shell.hints import files_hint, missing_paths
+
+from edgeagent.errors import ToolError
+from edgeagent.tools import Tool
+
+
+@pytest.fixture
+def shell(tmp_path: Path) -> Tool:
+    root = tmp_path / "root"
+    (root / "logs").mkdir(parents=True)
+    (root / "logs" / "app.log").write_text("boot ok\nservo ok\n")
+    (root / "notes.txt").write_text("buy a new servo\n")
+    (root / "todo.md").write_text("- milk\n- eggs\n")
+    (root / ".secret").write_text("hidden\n")
+    outside = tmp_path / "outside"
+    outside.mkdir()
+    (outside / "app.log").write_text("not yours\n")
+    (root / "link_out").symlink_to(outside, target_is_directory=True)
+    return build_shell_tool(ShellOptions(roots=[Path("root")]), base=tmp_path)
+
+
+def test_the_only_file_of_a_guessed_name_is_read_and_the_answer_says_so(shell: Tool) -> None:
+    result = shell.func(command="cat app.log")
+    assert result["output"] == "boot ok\nservo ok\n"
+    assert shell.answer is not None
+    assert shell.answer(result) == "boot ok\nservo ok\n(app.log is logs/app.log)"
+
+
+def test_a_name_two_files_share_fails_naming_both(shell: Tool, tmp_path: Path) -> None:
+    (tmp_path / "root" / "old").mkdir()
+    (tmp_path / "root" / "old" / "app.log").write_text("old\n")
+    with pytest.raises(ToolError) as caught:
+        shell.func(command="tail -n 1 app.log")
+    message = str(caught.value)
+    assert "tail: cannot open 'app.log' for reading: No such file or directory" in message
+    assert "Files with a similar name: logs/app.log, old/app.log." in message
+    assert "Call it again with a path that exists" in message  # what to do next
+
+
+def test_a_made_up_file_fails_listing_the_files(shell: Tool) -> None:
+    with pytest.raises(ToolError) as caught:
+        shell.func(command="head -n 3 shopping")
+    assert "Files here: notes.txt, todo.md, logs/app.log." in str(caught.value)
+
+
+def test_grep_with_pattern_and_file_swapped_searches_the_file(shell: Tool) -> None:
+    result = shell.func(command="grep -rnI todo.md milk")
+    assert result["output"] == "1:- milk\n"
+    assert result["mended"] == "searched todo.md for 'milk'"
+
+
+def test_grep_of_a_made_up_file_searches_every_file(shell: Tool) -> None:
+    result = shell.func(command="grep -rnI servo file.txt")  # "which file mentions servo?"
+    assert sorted(result["output"].splitlines()) == [
+        "logs/app.log:2:servo ok",
+        "notes.txt:1:buy a new servo",
+    ]
+    assert result["mended"] == "no file.txt here; searched every file"
+
+
+def test_a_mended_command_is_checked_again(shell: Tool) -> None:
+    # The mended path is still inside the roots; a link out of them is never a candidate.
+    with pytest.raises(ToolError) as caught:
+        shell.func(command="cat link_out/app.log/x")
+    assert "outside the allowed" in str(caught.value) or "No such file" in str(caught.value)
+
+
+def test_the_hint_names_nothing_hidden_or_outside_the_roots(shell: Tool) -> None:
+    with pytest.raises(ToolError) as caught:
+        shell.func(command="head -n 1 secret")
+    message = str(caught.value)
+    assert ".secret" not in message and "outside" not in message
+    assert "link_out" not in message  # a link out of the root is never walked
+
+
+@pytest.mark.parametrize(
+    ("command", "output"),
+    [
+        ("grep -rnI cheese .", ""),  # no match: exit 1 and nothing to correct
+        ("grep -nI servo notes.txt nothere.txt", "buy a new servo"),  # matches and a miss
+    ],
+)
+def test_a_command_that_did_its_job_stays_a_result(
+    shell: Tool, command: str, output: str
+) -> None:
+    result = shell.func(command=command)
+    assert result["exit_code"] != 0
+    assert output in result["output"]
+
+
+@pytest.mark.parametrize(
+    ("output", "paths"),
+    [
+        ("cat: app.log: No such file or directory\n", ["app.log"]),
+        ("ls: cannot access 'x y': No such file or directory\n", ["x y"]),
+        ("head: cannot open 'a.txt' for reading: No such file or directory", ["a.txt"]),
+        ("find: ‘logs2’: No such file or directory", ["logs2"]),
+        ("wc: a: No such file or directory\nwc: b: No such file or directory", ["a", "b"]),
+        ("notes.txt:1:servo\ngrep: b: No such file or directory", []),
+        ("", []),
+    ],
+)
+def test_missing_paths_reads_every_commands_message(output: str, paths: list[str]) -> None:
+    assert missing_paths(output) == paths
+
+
+def test_an_empty_root_gives_no_hint(tmp_path: Path) -> None:
+    assert files_hint(["a.txt"], roots=[tmp_path], cwd=tmp_path) == ""
