@@ -9,6 +9,9 @@ answer must not repeat the instructions or the user's own words back.
 from __future__ import annotations
 
 import re
+from collections.abc import Sequence
+
+from edgeagent.llm.base import Message
 
 # A device change stated as done: "is now red", "I've turned it off", "moved to 30°".
 _CLAIM = re.compile(
@@ -88,6 +91,22 @@ def echoes(text: str, *, instructions: str, prompt: str) -> bool:
         line_norm = _norm(line)
         if len(line_norm) >= MIN_ECHO_CHARS and line_norm in said:
             return True
+    return False
+
+
+def copies_example(text: str, *, prompt: str, examples: Sequence[Message]) -> bool:
+    """True when ``text`` repeats the answer of one of ``examples`` (the primer's worked
+    turns) to a different request: "none of my tools can water plants" for "who won the
+    World Cup?"."""
+    said = _norm(text)
+    asked = ""
+    for message in examples:
+        if message["role"] == "user":
+            asked = _norm(message["content"])
+        elif message["role"] == "assistant":
+            shown = _norm(message["content"])
+            if len(shown) >= MIN_ECHO_CHARS and shown in said and asked != _norm(prompt):
+                return True
     return False
 
 

@@ -17,6 +17,7 @@ from collections.abc import AsyncGenerator, AsyncIterator, Sequence
 from typing import Any
 
 from edgeagent.agent import honesty
+from edgeagent.agent.checks import SideChecks
 from edgeagent.agent.context import Conversation, fit_context
 from edgeagent.agent.decline import NAME as DECLINE
 from edgeagent.agent.decline import decline_answer
@@ -28,7 +29,6 @@ from edgeagent.agent.events import (
     ToolCallEvent,
     ToolResultEvent,
 )
-from edgeagent.agent.honesty import YES_NO, calculation_question, target_question
 from edgeagent.agent.meter import TurnMeter
 from edgeagent.agent.sanitize import sanitize
 from edgeagent.agent.selection import ToolSelector, TurnTools
@@ -36,7 +36,7 @@ from edgeagent.errors import ContextOverflowError, LLMError
 from edgeagent.llm.base import LLM, GenerateRequest, Message
 from edgeagent.tools.calls import CallFormat
 from edgeagent.tools.executor import ToolCall, ToolExecutor
-from edgeagent.tools.tool import ToolKind, ToolResult
+from edgeagent.tools.tool import ToolResult
 
 log = logging.getLogger(__name__)
 
@@ -59,6 +59,12 @@ def _acted(records: list[dict[str, Any]]) -> bool:
 
 def _describe_call(call: ToolCall) -> str:
     return f"{call.name}({json.dumps(call.arguments, ensure_ascii=False, default=str)})"
+
+
+def _forget(messages: list[Message], refused: list[Message]) -> None:
+    """Drop a refused call and its refusal from the history as the turn ends: later
+    turns should see calls that ran, not one to imitate that did not."""
+    messages[:] = [m for m in messages if not any(m is r for r in refused)]
 
 
 class Agent:
@@ -110,6 +116,7 @@ class Agent:
         """Ask the model alone whether the request is about an acting tool's device."""
         self.selector = selector
         """Chooses each turn's tools when the manifest of all of them is over budget."""
+        self.checks = SideChecks(llm=llm, registry=executor.registry)
 
     def new_conversation(self, session_id: str | None = None) -> Conversation:
         """A conversation that starts with this agent's system prompt and primer."""
@@ -148,6 +155,8 @@ class Agent:
         messages.append({"role": "user", "content": sanitize(prompt, frame_tags=False)})
         records: list[dict[str, Any]] = []
         failures: dict[str, str] = {}  # signature -> error, for the repeat guard
+        refused: list[Message] = []  # a refused call and its refusal, in the history
+        refusal_answer = ""  # what to say if the model's next answer cannot stand
         for step in range(1, self.max_steps + 1):
             try:
                 usage = await fit_context(
@@ -174,10 +183,18 @@ class Agent:
                 else:
                     raw = event
             parsed = self.call_format.parse(raw)
+            shown = None if conversation.selection is None else conversation.selection.names
             if (
                 not parsed.calls
                 and call_grammar
-                and await self._needs_a_call(conversation, raw, parsed.text, records)
+                and not _acted(records)
+                and await self.checks.needs_a_call(
+                    _current_prompt(conversation),
+                    raw,
+                    parsed.text,
+                    shown=shown,
+                    session=conversation.id,
+                )
             ):
                 # It wrote a tool's answer, or a value only a tool can know, itself: it
                 # meant to call one. Ask again, allowing only a valid call of a tool.
@@ -209,6 +226,9 @@ class Agent:
                 answer = self._checked_answer(
                     text, prompt, raw, records, instructions=conversation.system_prompt
                 )
+                _forget(messages, refused)
+                if answer != text and refusal_answer and not _acted(records):
+                    answer = refusal_answer  # it copied or claimed: the refusal stands
                 if answer != text and not _acted(records):
                     # A turn that did nothing and was answered by a fixed sentence leaves
                     # no trace: the model would copy the sentence in later turns.
@@ -218,10 +238,23 @@ class Agent:
                 yield FinalAnswer(answer, tool_calls=records, steps=step)
                 return
             if calls and not records and self.check_target:
-                refusal = await self._off_target(conversation, calls)
+                refusal = await self.checks.off_target(
+                    _current_prompt(conversation), calls, session=conversation.id
+                )
+                if refusal and refusal.retry and not refused and step < self.max_steps:
+                    # A read tool for the wrong job (ls to count lines, weather for "the
+                    # capital of Canada?"): once per turn, the model hears why and may
+                    # pick another tool or answer from what it knows.
+                    refused = [
+                        {"role": "assistant", "content": self.call_format.render_call(calls)},
+                        {"role": "tool", "content": ToolResult.failure(refusal.why).to_json()},
+                    ]
+                    messages += refused
+                    refusal_answer = refusal.answer
+                    continue
                 if refusal is not None:
                     del messages[conversation.turn_starts()[-1] :]
-                    yield FinalAnswer(refusal, tool_calls=records, steps=step)
+                    yield FinalAnswer(refusal.answer, tool_calls=records, steps=step)
                     return
             if step == self.max_steps:
                 wanted = ", ".join(_describe_call(c) for c in calls) or "a malformed tool call"
@@ -290,6 +323,7 @@ class Agent:
                 # the answer is built from the results, never generated (it cannot claim
                 # what did not happen, and it saves a generation).
                 # The history gets it sanitised: a built answer quotes tool output.
+                _forget(messages, refused)
                 messages.append({"role": "assistant", "content": sanitize(built)})
                 yield FinalAnswer(built, tool_calls=records, steps=step)
                 return
@@ -375,79 +409,6 @@ class Agent:
     async def _tokens(self, text: str) -> int:
         return await self.llm.count_tokens([{"role": "system", "content": text}])
 
-    async def _off_target(self, conversation: Conversation, calls: list[ToolCall]) -> str | None:
-        """A refusal when the model calls an acting tool for a request that, asked in
-        one constrained word, it says that tool's device cannot do; else ``None``."""
-        prompt = _current_prompt(conversation)
-        for call in calls:
-            if call.name not in self.executor.registry:
-                continue
-            tool = self.executor.registry.get(call.name)
-            if tool.kind is not ToolKind.ACT and not tool.title:
-                continue  # a read tool is checked when it names what it is about
-            answer = await self._ask_aside(
-                conversation, target_question(prompt, tool.title or tool.description)
-            )
-            log.info("target check: %r for %s -> %r", prompt[:60], tool.name, answer)
-            if answer == "no" and tool.kind is ToolKind.ACT:
-                return "I can't do that here: none of my devices can do that."
-            if answer == "no":
-                return f"I can't do that here: {tool.name} is for {tool.title}, not for this."
-        return None
-
-    async def _needs_a_call(
-        self, conversation: Conversation, raw: str, text: str, records: list[dict[str, Any]]
-    ) -> bool:
-        """Whether the model's own answer states a value only a tool can know: a tool's
-        result written out, weather or a disk figure, a device's state (when the model,
-        asked alone, says the request is about a device here), or a computed number
-        (new, and the model, asked alone, calls the request a calculation)."""
-        if _acted(records):
-            return False
-        if honesty.fakes_result(raw) or honesty.reports_measurement(raw):
-            return True
-        prompt = _current_prompt(conversation)
-        # Only the devices the model was shown this turn.
-        shown = None if conversation.selection is None else conversation.selection.names
-        devices = [
-            t.title
-            for t in self.executor.registry
-            if t.kind is ToolKind.ACT and t.title and (shown is None or t.name in shown)
-        ]
-        if honesty.claims_change(text) and devices:
-            # "The LED strip is set to 100%" for "how bright is it?": a state only a tool
-            # knows, when the request is about a device here at all.
-            answer = await self._ask_aside(
-                conversation, target_question(prompt, " or ".join(devices))
-            )
-            log.info("state check: %r -> %r", prompt[:60], answer)
-            return answer == "yes"
-        if not honesty.has_number(prompt) or not honesty.new_numbers(text, prompt):
-            return False  # a calculation starts from numbers ("who wrote Hamlet?" has none)
-        answer = await self._ask_aside(conversation, calculation_question(prompt))
-        log.info("calculation check: %r -> %r", prompt[:60], answer)
-        return answer == "yes"
-
-    async def _ask_aside(self, conversation: Conversation, question: str) -> str:
-        """A yes/no question asked alone, outside the conversation (its KV cache stays);
-        "" when the backend fails (the checks are advice, never a reason to fail)."""
-        request = GenerateRequest(
-            messages=[{"role": "user", "content": question}],
-            session=conversation.id,
-            max_tokens=2,
-            temperature=0.0,
-            grammar=YES_NO,
-            aside=True,
-        )
-        words = ""
-        try:
-            async for piece in self.llm.stream(request):
-                words += piece
-        except LLMError as exc:
-            log.warning("side question failed: %s", exc)
-            return ""
-        return (words.strip().split() or [""])[0].strip(".,!'\"").lower()
-
     def _answer_from_results(self, step_records: list[dict[str, Any]]) -> str | None:
         """The answer from a step's results, if all succeeded and have templates."""
         if not step_records or not all(r.get("ok") for r in step_records):
@@ -481,7 +442,11 @@ class Agent:
         if not _acted(records) and unfounded:
             log.info("answer claimed what no tool did: %r", text[:200])
             return "I did not change anything: I could not tell which tool to use for that."
-        if not text or honesty.echoes(text, instructions=instructions, prompt=prompt):
+        if (
+            not text
+            or honesty.echoes(text, instructions=instructions, prompt=prompt)
+            or honesty.copies_example(text, prompt=prompt, examples=self.primer)
+        ):
             return "Sorry, I did not understand that. Could you say it another way?"
         return text
 

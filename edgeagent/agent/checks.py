@@ -1,0 +1,125 @@
+"""Side questions: the model, asked alone in one constrained word, checks its own step.
+
+A 1.5B model in the middle of a conversation calls the LED for "turn on the fan" and
+states the weather from memory; the same model asked one plain question outside the
+conversation ("is this request about the LED strip?") mostly answers it right. These
+checks ask that question before an acting call runs (:meth:`SideChecks.off_target`) and
+when an answer states what only a tool can know (:meth:`SideChecks.needs_a_call`).
+A side question never joins the conversation, and its KV cache stays.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import logging
+from collections.abc import Collection, Sequence
+
+from edgeagent.agent import honesty
+from edgeagent.agent.honesty import YES_NO, calculation_question, target_question
+from edgeagent.errors import LLMError
+from edgeagent.llm.base import LLM, GenerateRequest
+from edgeagent.tools.executor import ToolCall
+from edgeagent.tools.registry import ToolRegistry
+from edgeagent.tools.tool import ToolKind
+
+log = logging.getLogger(__name__)
+
+
+@dataclasses.dataclass(frozen=True)
+class Refusal:
+    """A call the check stopped."""
+
+    answer: str
+    """What the user is told when the turn ends on it."""
+    why: str = ""
+    """What the model is told instead, once, when it may try another tool (a read
+    tool for the wrong job); empty for an acting tool, whose refusal ends the turn."""
+
+    @property
+    def retry(self) -> bool:
+        return bool(self.why)
+
+
+class SideChecks:
+    """The side questions of one agent, on its model and its tools."""
+
+    def __init__(self, *, llm: LLM, registry: ToolRegistry) -> None:
+        self.llm = llm
+        self.registry = registry
+
+    async def off_target(
+        self, prompt: str, calls: Sequence[ToolCall], *, session: str
+    ) -> Refusal | None:
+        """A refusal when the model calls an acting tool (or a titled read tool) for a
+        request that, asked in one constrained word, it says the tool is not for."""
+        for call in calls:
+            if call.name not in self.registry:
+                continue
+            tool = self.registry.get(call.name)
+            if tool.kind is not ToolKind.ACT and not tool.title:
+                continue  # a read tool is checked when it names what it is about
+            answer = await self.ask(
+                target_question(prompt, tool.title or tool.description), session=session
+            )
+            log.info("target check: %r for %s -> %r", prompt[:60], tool.name, answer)
+            if answer == "no" and tool.kind is ToolKind.ACT:
+                return Refusal("I can't do that here: none of my devices can do that.")
+            if answer == "no":
+                return Refusal(
+                    f"I can't do that here: {tool.name} is for {tool.title}, not for this.",
+                    why=f"not run: {tool.name} is for {tool.title}, and this request is not. "
+                    f"Call the tool that fits it, or answer in plain text if none does",
+                )
+        return None
+
+    async def needs_a_call(
+        self,
+        prompt: str,
+        raw: str,
+        text: str,
+        *,
+        shown: Collection[str] | None,
+        session: str,
+    ) -> bool:
+        """Whether an answer from a turn where nothing ran states a value only a tool can
+        know: a tool's result written out, weather or a disk figure, a device's state
+        (when the model, asked alone, says the request is about a device it was shown),
+        or a computed number (new, and the model, asked alone, calls it a calculation)."""
+        if honesty.fakes_result(raw) or honesty.reports_measurement(raw):
+            return True
+        devices = [
+            t.title
+            for t in self.registry
+            if t.kind is ToolKind.ACT and t.title and (shown is None or t.name in shown)
+        ]
+        if honesty.claims_change(text) and devices:
+            # "The LED strip is set to 100%" for "how bright is it?": a state only a tool
+            # knows, when the request is about a device here at all.
+            answer = await self.ask(target_question(prompt, " or ".join(devices)), session=session)
+            log.info("state check: %r -> %r", prompt[:60], answer)
+            return answer == "yes"
+        if not honesty.has_number(prompt) or not honesty.new_numbers(text, prompt):
+            return False  # a calculation starts from numbers ("who wrote Hamlet?" has none)
+        answer = await self.ask(calculation_question(prompt), session=session)
+        log.info("calculation check: %r -> %r", prompt[:60], answer)
+        return answer == "yes"
+
+    async def ask(self, question: str, *, session: str) -> str:
+        """A yes/no question asked alone, outside the conversation (its KV cache stays);
+        "" when the backend fails (the checks are advice, never a reason to fail)."""
+        request = GenerateRequest(
+            messages=[{"role": "user", "content": question}],
+            session=session,
+            max_tokens=2,
+            temperature=0.0,
+            grammar=YES_NO,
+            aside=True,
+        )
+        words = ""
+        try:
+            async for piece in self.llm.stream(request):
+                words += piece
+        except LLMError as exc:
+            log.warning("side question failed: %s", exc)
+            return ""
+        return (words.strip().split() or [""])[0].strip(".,!'\"").lower()
