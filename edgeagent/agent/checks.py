@@ -10,7 +10,6 @@ A side question never joins the conversation, and its KV cache stays.
 
 from __future__ import annotations
 
-import dataclasses
 import logging
 from collections.abc import Collection, Sequence
 
@@ -25,21 +24,6 @@ from edgeagent.tools.tool import ToolKind
 log = logging.getLogger(__name__)
 
 
-@dataclasses.dataclass(frozen=True)
-class Refusal:
-    """A call the check stopped."""
-
-    answer: str
-    """What the user is told when the turn ends on it."""
-    why: str = ""
-    """What the model is told instead, once, when it may try another tool (a read
-    tool for the wrong job); empty for an acting tool, whose refusal ends the turn."""
-
-    @property
-    def retry(self) -> bool:
-        return bool(self.why)
-
-
 class SideChecks:
     """The side questions of one agent, on its model and its tools."""
 
@@ -49,9 +33,13 @@ class SideChecks:
 
     async def off_target(
         self, prompt: str, calls: Sequence[ToolCall], *, session: str
-    ) -> Refusal | None:
+    ) -> str | None:
         """A refusal when the model calls an acting tool (or a titled read tool) for a
-        request that, asked in one constrained word, it says the tool is not for."""
+        request that, asked in one constrained word, it says the tool is not for.
+
+        The refusal ends the turn. Tried: telling the model once why, so it could pick
+        another tool. It did not pick one; it answered "the tool that fits is ls" or
+        made up "notes.txt does not exist" (a state no tool reported)."""
         for call in calls:
             if call.name not in self.registry:
                 continue
@@ -63,13 +51,9 @@ class SideChecks:
             )
             log.info("target check: %r for %s -> %r", prompt[:60], tool.name, answer)
             if answer == "no" and tool.kind is ToolKind.ACT:
-                return Refusal("I can't do that here: none of my devices can do that.")
+                return "I can't do that here: none of my devices can do that."
             if answer == "no":
-                return Refusal(
-                    f"I can't do that here: {tool.name} is for {tool.title}, not for this.",
-                    why=f"not run: {tool.name} is for {tool.title}, and this request is not. "
-                    f"Call the tool that fits it, or answer in plain text if none does",
-                )
+                return f"I can't do that here: {tool.name} is for {tool.title}, not for this."
         return None
 
     async def needs_a_call(

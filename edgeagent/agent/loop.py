@@ -61,12 +61,6 @@ def _describe_call(call: ToolCall) -> str:
     return f"{call.name}({json.dumps(call.arguments, ensure_ascii=False, default=str)})"
 
 
-def _forget(messages: list[Message], refused: list[Message]) -> None:
-    """Drop a refused call and its refusal from the history as the turn ends: later
-    turns should see calls that ran, not one to imitate that did not."""
-    messages[:] = [m for m in messages if not any(m is r for r in refused)]
-
-
 class Agent:
     """Runs turns of a conversation against one LLM and one tool executor."""
 
@@ -155,8 +149,6 @@ class Agent:
         messages.append({"role": "user", "content": sanitize(prompt, frame_tags=False)})
         records: list[dict[str, Any]] = []
         failures: dict[str, str] = {}  # signature -> error, for the repeat guard
-        refused: list[Message] = []  # a refused call and its refusal, in the history
-        refusal_answer = ""  # what to say if the model's next answer cannot stand
         for step in range(1, self.max_steps + 1):
             try:
                 usage = await fit_context(
@@ -226,9 +218,6 @@ class Agent:
                 answer = self._checked_answer(
                     text, prompt, raw, records, instructions=conversation.system_prompt
                 )
-                _forget(messages, refused)
-                if answer != text and refusal_answer and not _acted(records):
-                    answer = refusal_answer  # it copied or claimed: the refusal stands
                 if answer != text and not _acted(records):
                     # A turn that did nothing and was answered by a fixed sentence leaves
                     # no trace: the model would copy the sentence in later turns.
@@ -241,20 +230,9 @@ class Agent:
                 refusal = await self.checks.off_target(
                     _current_prompt(conversation), calls, session=conversation.id
                 )
-                if refusal and refusal.retry and not refused and step < self.max_steps:
-                    # A read tool for the wrong job (ls to count lines, weather for "the
-                    # capital of Canada?"): once per turn, the model hears why and may
-                    # pick another tool or answer from what it knows.
-                    refused = [
-                        {"role": "assistant", "content": self.call_format.render_call(calls)},
-                        {"role": "tool", "content": ToolResult.failure(refusal.why).to_json()},
-                    ]
-                    messages += refused
-                    refusal_answer = refusal.answer
-                    continue
                 if refusal is not None:
                     del messages[conversation.turn_starts()[-1] :]
-                    yield FinalAnswer(refusal.answer, tool_calls=records, steps=step)
+                    yield FinalAnswer(refusal, tool_calls=records, steps=step)
                     return
             if step == self.max_steps:
                 wanted = ", ".join(_describe_call(c) for c in calls) or "a malformed tool call"
@@ -323,7 +301,6 @@ class Agent:
                 # the answer is built from the results, never generated (it cannot claim
                 # what did not happen, and it saves a generation).
                 # The history gets it sanitised: a built answer quotes tool output.
-                _forget(messages, refused)
                 messages.append({"role": "assistant", "content": sanitize(built)})
                 yield FinalAnswer(built, tool_calls=records, steps=step)
                 return

@@ -401,13 +401,7 @@ def forecast_agent(rules: list[Rule]) -> tuple[Agent, ScriptedEngine]:
 
 
 def test_a_titled_read_tool_is_checked_and_its_refusal_names_it() -> None:
-    # The model insists: told once why not, it calls the same tool again.
-    agent, engine = forecast_agent(
-        [
-            (r"not run: weather is for", fence("weather", location="Norway")),
-            (r"(?i)norway", fence("weather", location="Norway")),
-        ]
-    )
+    agent, engine = forecast_agent([(r"(?i)norway", fence("weather", location="Norway"))])
     conversation = agent.new_conversation("s")
     answer = final(run_turn(agent, "capital of Norway?", conversation))
     assert answer.tool_calls == []
@@ -415,61 +409,22 @@ def test_a_titled_read_tool_is_checked_and_its_refusal_names_it() -> None:
         answer.text
         == "I can't do that here: weather is for the weather or the forecast, not for this."
     )
-    assert sum(bool(r.aside) for r in engine.requests) == 2  # each call was checked
-    assert conversation.messages[conversation.kept :] == []
-
-
-def test_a_refused_read_tool_lets_the_model_answer_another_way_and_leaves_no_trace() -> None:
-    agent, engine = forecast_agent(
-        [
-            (r"not run: weather is for the weather or the forecast", "Oslo."),
-            (r"(?i)norway", fence("weather", location="Norway")),
-        ]
-    )
-    conversation = agent.new_conversation("s")
-    answer = final(run_turn(agent, "capital of Norway?", conversation))
-    assert (answer.text, answer.tool_calls) == ("Oslo.", [])
-    told = engine.requests[-1].messages[-2:]  # what the model read before "Oslo."
-    assert told[0]["role"] == "assistant" and '"weather"' in told[0]["content"]
-    assert "Call the tool that fits it, or answer in plain text" in told[1]["content"]
-    # Later turns see the answer, not a refused call to imitate.
-    assert conversation.messages[conversation.kept :] == [
-        {"role": "user", "content": "capital of Norway?"},
-        {"role": "assistant", "content": "Oslo."},
-    ]
-
-
-def test_a_refused_acting_call_is_not_offered_another_try() -> None:
-    agent, engine, strip = make_checked(
-        [
-            (r'Request: "turn on the fan"', "no"),
-            (r"not run", fence("led", color="white")),
-            (r"(?i)fan", fence("led", color="white")),
-        ]
-    )
-    answer = final(run_turn(agent, "turn on the fan"))
-    assert answer.text == "I can't do that here: none of my devices can do that."
-    assert strip.commands == [] and sum(bool(r.aside) for r in engine.requests) == 1
+    assert sum(bool(r.aside) for r in engine.requests) == 1
+    assert conversation.messages[conversation.kept :] == []  # nothing to imitate later
 
 
 PLANTS = "I can't do that here: none of my tools can water plants."
 
 
-def test_an_answer_copied_from_the_primer_after_a_refusal_becomes_the_refusal() -> None:
-    agent, _ = forecast_agent(
-        [
-            (r"not run: weather", PLANTS),
-            (r"(?i)norway", fence("weather", location="Norway")),
-        ]
-    )
+def test_an_answer_copied_from_the_primer_for_another_request_is_not_shown() -> None:
+    agent, _ = forecast_agent([(r"(?i)world cup|water the plants", PLANTS)])
     agent.primer = (
         {"role": "user", "content": "water the plants"},
         {"role": "assistant", "content": PLANTS},
     )
-    answer = final(run_turn(agent, "capital of Norway?"))
-    assert answer.text == (
-        "I can't do that here: weather is for the weather or the forecast, not for this."
-    )
+    answer = final(run_turn(agent, "who won the 2018 World Cup?"))
+    assert answer.text == "Sorry, I did not understand that. Could you say it another way?"
+    assert final(run_turn(agent, "water the plants")).text == PLANTS  # its own request
 
 
 def test_copies_example_only_for_another_request() -> None:
