@@ -277,7 +277,9 @@ def test_shipped_tool_files_wrap_the_real_shell(tmp_path: Path) -> None:
     shell: Tool = build_shell_tool(ShellOptions(roots=[root]), base=tmp_path)
     registry = ToolRegistry([shell])
     assert load_wrapped_tools(REPO / "config" / "tools.d", registry) == []
-    assert registry.names() == ["cat", "df", "free", "glob", "grep", "ls", "shell"]
+    assert registry.names() == [
+        *("cat", "df", "free", "glob", "grep", "head", "ls", "shell", "tail", "wc")
+    ]
 
     found = call(registry, "glob", {"arguments": ["*.py"]})
     assert found["result"]["output"] == "./src/main.py\n"
@@ -287,6 +289,12 @@ def test_shipped_tool_files_wrap_the_real_shell(tmp_path: Path) -> None:
     listing = call(registry, "ls", {"arguments": []})["result"]["output"]
     assert "notes.md" in listing and "src" in listing
     assert call(registry, "df", {})["result"]["exit_code"] == 0
+    assert call(registry, "wc", {"arguments": ["-l", "notes.md"]})["result"]["output"] == (
+        "1 notes.md\n"
+    )
+    first = call(registry, "head", {"arguments": ["-n", "1", "src/main.py"]})
+    assert first["result"]["output"] == "print('TODO: more')\n"
+    assert call(registry, "tail", {"file": "notes.md"})["result"]["output"] == "nothing\n"
     grep = registry.get("grep")
     assert grep.answer is not None and grep.answer(hits["result"]) == (
         "src/main.py:1:print('TODO: more')"
