@@ -4,7 +4,7 @@ A small model guesses paths (``app.log`` for ``logs/app.log``, ``file.txt`` for 
 files"), swaps grep's pattern and file, and does not correct itself from an error
 message (measured: it answers "the file does not exist" instead). So before a command
 runs, :func:`mend_paths` replaces a missing path where exactly one reading fits (the
-only file of that name below the roots; grep's pattern and file swapped; every file for
+only file of that name below the roots; grep's pattern and path swapped; every file for
 a recursive grep of a file that is not there), and says so in the answer. What cannot be
 mended fails with the names that are there (:func:`missing_paths`, :func:`files_hint`).
 """
@@ -72,8 +72,8 @@ def mend_paths(
     if not missing:
         return list(argv), []
     notes: list[str] = []
-    if grep and pattern is not None and len(operands) == 1 and (cwd / args[pattern]).is_file():
-        # ["todo.md", "milk"]: the file came first.
+    if grep and pattern is not None and len(operands) == 1 and (cwd / args[pattern]).exists():
+        # ["todo.md", "milk"] or ["logs", "ok"]: the file or folder came first.
         i = operands[0]
         args[pattern], args[i] = args[i], args[pattern]
         notes.append(f"searched {args[i]} for {args[pattern]!r}")

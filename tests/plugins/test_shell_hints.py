@@ -59,6 +59,12 @@ def test_grep_with_pattern_and_file_swapped_searches_the_file(shell: Tool) -> No
     assert result["mended"] == "searched todo.md for 'milk'"
 
 
+def test_grep_with_the_folder_before_the_pattern_searches_the_folder(shell: Tool) -> None:
+    result = shell.func(command="grep -rnI logs servo")  # "grep for servo in the logs folder"
+    assert result["output"] == "logs/app.log:2:servo ok\n"
+    assert result["mended"] == "searched logs for 'servo'"
+
+
 def test_grep_of_a_made_up_file_searches_every_file(shell: Tool) -> None:
     result = shell.func(command="grep -rnI servo file.txt")  # "which file mentions servo?"
     assert sorted(result["output"].splitlines()) == [
