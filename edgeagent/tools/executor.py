@@ -118,6 +118,25 @@ def as_argument_list(arguments: Mapping[str, Any]) -> list[str]:
     return words
 
 
+def _one_value_for_one_parameter(tool: Tool, arguments: dict[str, Any]) -> dict[str, Any]:
+    """``{"expression": "2 + 2"}`` for ``{"arguments": ["2 + 2"]}`` sent to a tool whose one
+    required parameter is ``expression``: the list a .tool wrapper takes, which the model
+    copies from the history onto other tools. Only one value and one required parameter
+    fit that reading; anything else is left for validation to name."""
+    props: dict[str, Any] = tool.parameters.get("properties", {})
+    required: list[str] = tool.parameters.get("required", [])
+    value = arguments.get("arguments")
+    if (
+        set(arguments) == {"arguments"}
+        and "arguments" not in props
+        and len(required) == 1
+        and isinstance(value, list)
+        and len(value) == 1
+    ):
+        return {required[0]: value[0]}
+    return arguments
+
+
 class ToolExecutor:
     """Runs tool calls for the agent loop and for ``edgeagent tools call``."""
 
@@ -144,8 +163,9 @@ class ToolExecutor:
             raise ToolArgumentError(
                 f"arguments of {call.name!r} must be a JSON object, got {call.arguments!r}"
             )
+        arguments = _one_value_for_one_parameter(tool, call.arguments)
         try:
-            model = tool.arguments_model.model_validate(call.arguments)
+            model = tool.arguments_model.model_validate(arguments)
         except ValidationError as exc:
             raise ToolArgumentError(
                 f"invalid arguments for {tool.name!r}: {describe_validation_error(tool, exc)}"

@@ -1,0 +1,52 @@
+"""The one shape of arguments the executor reads for the model: a one-item list (what a
+.tool wrapper takes, copied onto another tool) for a tool with one required parameter."""
+
+from __future__ import annotations
+
+import asyncio
+from typing import Any
+
+import pytest
+
+from edgeagent.tools import make_tool
+from edgeagent.tools.executor import ToolCall, ToolExecutor
+from edgeagent.tools.registry import ToolRegistry
+
+
+def calc(expression: str) -> str:
+    """Evaluate an expression (a stand-in that echoes what it received)."""
+    return f"got {expression}"
+
+
+def forecast(location: str, day: str = "today") -> str:
+    """A forecast (a stand-in)."""
+    return f"{location} {day}"
+
+
+def pair(a: str, b: str) -> str:
+    """Two required values (a stand-in)."""
+    return a + b
+
+
+def run(tool: Any, arguments: dict[str, Any]) -> Any:
+    executor = ToolExecutor(ToolRegistry([make_tool(tool)]))
+    return asyncio.run(executor.execute(ToolCall(tool.__name__, arguments)))
+
+
+def test_a_one_item_list_fills_the_one_required_parameter() -> None:
+    assert run(calc, {"arguments": ["2 + 2"]}).result == "got 2 + 2"
+    assert run(forecast, {"arguments": ["Oslo"]}).result == "Oslo today"
+
+
+@pytest.mark.parametrize(
+    ("tool", "arguments"),
+    [
+        (calc, {"arguments": ["2", "+ 2"]}),  # two values: which one is meant is a guess
+        (pair, {"arguments": ["x"]}),  # two required parameters
+        (calc, {"arguments": ["2 + 2"], "mode": "x"}),  # more than the list
+    ],
+)
+def test_any_other_list_fails_naming_the_parameter(tool: Any, arguments: dict[str, Any]) -> None:
+    result = run(tool, arguments)
+    assert not result.ok
+    assert f"invalid arguments for {tool.__name__!r}" in (result.error or "")
