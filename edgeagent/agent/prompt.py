@@ -59,10 +59,15 @@ EXAMPLES: dict[str, Example] = {
         {"color": "green"},
         {"on": True, "color": "green", "brightness": 100},
     ),
-    "servo": Example("turn the camera 15 degrees to the right", {"right": 15}, {"angle": 15}),
+    # "more", and a result that is not 15: with "15 degrees to the right" -> 15 the model
+    # took the primer's 15 for the current position and wrote "20 further right" as
+    # {"right": 35} (15 + 20).
+    "servo": Example("turn the camera 15 more degrees to the right", {"right": 15}, {"angle": 45}),
+    # The day rewritten as "in N days", a form that fits any count: with "the day after
+    # tomorrow" -> "day after tomorrow" the model copied that phrase for "in 3 days".
     "weather": Example(
-        "how will the weather be in Oslo the day after tomorrow?",
-        {"location": "Oslo", "day": "day after tomorrow"},
+        "will it snow in Oslo two days from now?",
+        {"location": "Oslo", "day": "in 2 days"},
         {"place": "Oslo, Norway", "date": "2026-01-03", "description": "light snow"},
     ),
 }
