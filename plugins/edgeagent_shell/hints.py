@@ -5,8 +5,9 @@ files"), swaps grep's pattern and file, and does not correct itself from an erro
 message (measured: it answers "the file does not exist" instead). So before a command
 runs, :func:`mend_paths` replaces a missing path where exactly one reading fits (the
 only file of that name below the roots; grep's pattern and path swapped; every file for
-a recursive grep of a file that is not there), and says so in the answer. What cannot be
-mended fails with the names that are there (:func:`missing_paths`, :func:`files_hint`).
+a recursive grep of a file that is not there; a number given to head or tail as a file
+is the line count), and says so in the answer. What cannot be mended fails with the
+names that are there (:func:`missing_paths`, :func:`files_hint`).
 """
 
 from __future__ import annotations
@@ -72,6 +73,13 @@ def mend_paths(
     if not missing:
         return list(argv), []
     notes: list[str] = []
+    counts = [i for i in missing if command in ("head", "tail") and args[i].isdigit()]
+    if len(counts) == 1 and not any(a.startswith(("-n", "--lines")) for a in args):
+        # {"file": "data.csv", "lines": 3} arrives as ["data.csv", "3"].
+        n = args.pop(counts[0])
+        args = ["-n", n, *args]
+        notes.append(f"{n} read as the number of lines")
+        return [command, *args], notes
     if grep and pattern is not None and len(operands) == 1 and (cwd / args[pattern]).exists():
         # ["todo.md", "milk"] or ["logs", "ok"]: the file or folder came first.
         i = operands[0]

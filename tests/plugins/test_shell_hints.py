@@ -65,6 +65,13 @@ def test_grep_with_the_folder_before_the_pattern_searches_the_folder(shell: Tool
     assert result["mended"] == "searched logs for 'servo'"
 
 
+@pytest.mark.parametrize("command", ["head todo.md 1", "head 1 todo.md"])
+def test_a_number_given_to_head_as_a_file_is_the_line_count(shell: Tool, command: str) -> None:
+    result = shell.func(command=command)  # {"file": "todo.md", "lines": 1}
+    assert result["output"] == "- milk\n"
+    assert result["mended"] == "1 read as the number of lines"
+
+
 def test_grep_of_a_made_up_file_searches_every_file(shell: Tool) -> None:
     result = shell.func(command="grep -rnI servo file.txt")  # "which file mentions servo?"
     assert sorted(result["output"].splitlines()) == [
