@@ -77,9 +77,9 @@ def mend_paths(
     if len(counts) == 1 and not any(a.startswith(("-n", "--lines")) for a in args):
         # {"file": "data.csv", "lines": 3} arrives as ["data.csv", "3"].
         n = args.pop(counts[0])
-        args = ["-n", n, *args]
-        notes.append(f"{n} read as the number of lines")
-        return [command, *args], notes
+        # Mended again for the file itself; "-n" now stops this branch.
+        mended, more = mend_paths([command, "-n", n, *args], roots=roots, cwd=cwd)
+        return mended, [f"{n} read as the number of lines", *more]
     if grep and pattern is not None and len(operands) == 1 and (cwd / args[pattern]).exists():
         # ["todo.md", "milk"] or ["logs", "ok"]: the file or folder came first.
         i = operands[0]

@@ -72,6 +72,12 @@ def test_a_number_given_to_head_as_a_file_is_the_line_count(shell: Tool, command
     assert result["mended"] == "1 read as the number of lines"
 
 
+def test_a_line_count_and_a_guessed_name_are_both_mended(shell: Tool) -> None:
+    result = shell.func(command="tail app.log 1")
+    assert result["output"] == "servo ok\n"
+    assert result["mended"] == "1 read as the number of lines; app.log is logs/app.log"
+
+
 def test_grep_of_a_made_up_file_searches_every_file(shell: Tool) -> None:
     result = shell.func(command="grep -rnI servo file.txt")  # "which file mentions servo?"
     assert sorted(result["output"].splitlines()) == [
