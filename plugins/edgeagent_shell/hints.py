@@ -41,6 +41,8 @@ VALUE_OPTIONS = {
     "wc": frozenset(),
     "cat": frozenset(),
 }
+LINE_COUNTED = frozenset({"head", "tail"})
+"""Commands whose bare number, written where a file goes, is the count of lines."""
 RECURSIVE = re.compile(r"^-[a-zA-Z]*r[a-zA-Z]*$|^--recursive$")
 
 
@@ -73,7 +75,7 @@ def mend_paths(
     if not missing:
         return list(argv), []
     notes: list[str] = []
-    counts = [i for i in missing if command in ("head", "tail") and args[i].isdigit()]
+    counts = [i for i in missing if args[i].isdigit()] if command in LINE_COUNTED else []
     if len(counts) == 1 and not any(a.startswith(("-n", "--lines")) for a in args):
         # {"file": "data.csv", "lines": 3} arrives as ["data.csv", "3"].
         n = args.pop(counts[0])
