@@ -14,7 +14,12 @@ import logging
 from collections.abc import Collection, Sequence
 
 from edgeagent.agent import honesty
-from edgeagent.agent.honesty import YES_NO, calculation_question, target_question
+from edgeagent.agent.honesty import (
+    YES_NO,
+    calculation_question,
+    capability_question,
+    target_question,
+)
 from edgeagent.errors import LLMError
 from edgeagent.llm.base import LLM, GenerateRequest
 from edgeagent.tools.executor import ToolCall
@@ -33,9 +38,10 @@ class SideChecks:
 
     async def off_target(
         self, prompt: str, calls: Sequence[ToolCall], *, session: str
-    ) -> str | None:
+    ) -> str | ToolCall | None:
         """A refusal when the model calls an acting tool (or a titled read tool) for a
-        request that, asked in one constrained word, it says the tool is not for.
+        request that, asked in one constrained word, it says the tool is not for; or,
+        for a refused read tool, the call of another that fits (:meth:`instead`).
 
         The refusal ends the turn. Tried: telling the model once why, so it could pick
         another tool. It did not pick one; it answered "the tool that fits is ls" or
@@ -50,11 +56,39 @@ class SideChecks:
                 target_question(prompt, tool.title or tool.description), session=session
             )
             log.info("target check: %r for %s -> %r", prompt[:60], tool.name, answer)
+            if answer == "yes" and tool.kind is ToolKind.ACT and tool.title:
+                answer = await self.ask(capability_question(prompt, tool.title), session=session)
+                log.info("capability check: %r for %s -> %r", prompt[:60], tool.name, answer)
             if answer == "no" and tool.kind is ToolKind.ACT:
                 return "I can't do that here: none of my devices can do that."
             if answer == "no":
+                instead = await self.instead(prompt, tool.name, session=session)
+                if instead is not None and len(calls) == 1:
+                    return instead
                 return f"I can't do that here: {tool.name} is for {tool.title}, not for this."
         return None
+
+    async def instead(self, prompt: str, refused: str, *, session: str) -> ToolCall | None:
+        """The call of the one other titled read tool that needs no arguments and that
+        the model, asked the same question, says the request is about.
+
+        "how much disk space is free?" reads as ``free`` (memory) to the model, which
+        its own title check then refuses; ``df`` is what was meant, and needs nothing
+        the model would have had to write. With two or more that fit, none is run."""
+        fitting = []
+        for tool in self.registry:
+            if tool.name == refused or tool.kind is ToolKind.ACT or not tool.title:
+                continue
+            if tool.parameters.get("required"):
+                continue  # its arguments would be made up here
+            answer = await self.ask(target_question(prompt, tool.title), session=session)
+            log.info("instead check: %r for %s -> %r", prompt[:60], tool.name, answer)
+            if answer == "yes":
+                fitting.append(tool.name)
+        if len(fitting) != 1:
+            return None
+        log.info("%s refused by its title; %s fits instead", refused, fitting[0])
+        return ToolCall(fitting[0], {})
 
     async def needs_a_call(
         self,

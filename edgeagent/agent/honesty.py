@@ -123,3 +123,16 @@ def target_question(prompt: str, device: str) -> str:
     """Asked alone, without the conversation: measured on Qwen2.5-Coder-1.5B, the
     question in context, or as a choice between devices, just agrees with the call."""
     return f'Request: "{prompt}"\nIs this request about {device}? Answer yes or no.'
+
+
+def capability_question(prompt: str, device: str) -> str:
+    """The second question before an acting call, asked only after a "yes" to
+    :func:`target_question`. Measured alone (bench/side_questions.py, requests written
+    for it, not the accuracy benchmark's): each question lets through requests for
+    devices that are not there (a fan, a vacuum, a thermostat), but mostly different
+    ones; together they let through half as many, and refuse no real LED or servo
+    request more."""
+    return (
+        f'Device: {device}.\nRequest: "{prompt}"\n'
+        f"Can this device do what the request asks? Answer yes or no."
+    )

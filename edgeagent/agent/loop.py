@@ -230,6 +230,8 @@ class Agent:
                 refusal = await self.checks.off_target(
                     _current_prompt(conversation), calls, session=conversation.id
                 )
+                if isinstance(refusal, ToolCall):
+                    calls, refusal = [refusal], None  # the history shows the call that ran
                 if refusal is not None:
                     del messages[conversation.turn_starts()[-1] :]
                     yield FinalAnswer(refusal, tool_calls=records, steps=step)

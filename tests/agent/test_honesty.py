@@ -4,6 +4,7 @@ succeeded and returned it. Scripted model, real tools that record what they rece
 from __future__ import annotations
 
 import json
+import re
 from typing import Any
 
 import pytest
@@ -436,3 +437,122 @@ def test_copies_example_only_for_another_request() -> None:
     assert honesty.copies_example(copied, prompt="who won the 2018 World Cup?", examples=primer)
     assert not honesty.copies_example(copied, prompt="Water the plants!", examples=primer)
     assert not honesty.copies_example("France won.", prompt="who won?", examples=primer)
+
+
+class Machine:
+    """Read tools with titles, as the shell wrappers have: three need no arguments."""
+
+    def __init__(self) -> None:
+        self.ran: list[str] = []
+
+    @tool(name="free", title="Free memory", answer=lambda r: f"memory: {r}")
+    def free(self) -> str:
+        """Show free memory."""
+        self.ran.append("free")
+        return "512 MB"
+
+    @tool(name="df", title="Disk space", answer=lambda r: f"disk: {r}")
+    def df(self) -> str:
+        """Show free disk space."""
+        self.ran.append("df")
+        return "12 GB"
+
+    @tool(name="uptime", title="Uptime")
+    def uptime(self) -> str:
+        """Show how long the system has been up."""
+        self.ran.append("uptime")
+        return "3 days"
+
+    @tool(name="cat", title="Show a file")
+    def cat(self, path: str) -> str:
+        """Show a file."""
+        self.ran.append("cat")
+        return "text"
+
+
+DISK = "how much disk space is left?"
+
+
+def machine_agent(answers: dict[str, str]) -> tuple[Agent, ScriptedEngine, Machine]:
+    """The model calls ``free`` for DISK; ``answers``: title -> its side answer."""
+    rules: list[Rule] = [
+        (re.escape(f'Request: "{DISK}"\nIs this request about {title}?'), answer)
+        for title, answer in answers.items()
+    ]
+    engine = ScriptedEngine(
+        [*rules, (r"disk space", fence("free"))], default="Okay.", context_window=4096
+    )
+    machine = Machine()
+    agent = Agent(
+        llm=InProcessLLM(engine),
+        executor=ToolExecutor(ToolRegistry(tools_from(machine, plugin="test"))),
+        call_format=get_call_format("fence"),
+        system_prompt="sys",
+        check_target=True,
+    )
+    return agent, engine, machine
+
+
+def test_a_refused_read_tool_gives_way_to_the_one_other_that_fits() -> None:
+    agent, engine, machine = machine_agent({"Free memory": "no", "Disk space": "yes"})
+    conversation = agent.new_conversation("s")
+    answer = final(run_turn(agent, DISK, conversation))
+    assert machine.ran == ["df"]
+    assert answer.text == "disk: 12 GB"
+    assert [c["name"] for c in answer.tool_calls] == ["df"]
+    # The history shows the call that ran, for the model to copy next time.
+    assert '"name": "df"' in conversation.messages[-3]["content"]
+    # cat needs a path the model never wrote: it is not asked about.
+    assert not any("Show a file" in str(r.messages) for r in engine.requests)
+
+
+def test_no_read_tool_runs_instead_when_none_or_two_fit() -> None:
+    for df, uptime in (("no", "no"), ("yes", "yes")):
+        agent, _, machine = machine_agent({"Free memory": "no", "Disk space": df, "Uptime": uptime})
+        answer = final(run_turn(agent, DISK))
+        assert machine.ran == []
+        assert answer.text == "I can't do that here: free is for Free memory, not for this."
+
+
+class TitledStrip:
+    def __init__(self) -> None:
+        self.commands: list[str] = []
+
+    @tool(kind="act", title="the LED strip", answer=lambda r: f"The LED strip is now {r}.")
+    def led(self, color: str) -> str:
+        """Set the LED strip colour."""
+        self.commands.append(color)
+        return color
+
+
+def titled_agent(topic: str, capability: str) -> tuple[Agent, TitledStrip]:
+    strip = TitledStrip()
+    engine = ScriptedEngine(
+        [
+            (r"Is this request about the LED strip\?", topic),
+            (r"Device: the LED strip\.\nRequest: .*\nCan this device do", capability),
+            (r"(?i)fan|blue", fence("led", color="blue")),
+        ],
+        default="Okay.",
+        context_window=4096,
+    )
+    agent = Agent(
+        llm=InProcessLLM(engine),
+        executor=ToolExecutor(ToolRegistry(tools_from(strip, plugin="test"))),
+        call_format=get_call_format("fence"),
+        system_prompt="sys",
+        check_target=True,
+    )
+    return agent, strip
+
+
+def test_an_acting_call_runs_only_when_the_device_can_do_it_too() -> None:
+    # "turn on the fan" is "about" the LED strip to the model (it has lights that
+    # turn on); asked whether the strip can do it, it says no.
+    agent, strip = titled_agent("yes", "no")
+    answer = final(run_turn(agent, "turn on the fan"))
+    assert strip.commands == [] and answer.tool_calls == []
+    assert answer.text == "I can't do that here: none of my devices can do that."
+    agent, strip = titled_agent("yes", "yes")
+    assert final(run_turn(agent, "make it blue")).text == "The LED strip is now blue."
+    assert strip.commands == ["blue"]

@@ -1,0 +1,113 @@
+"""The side questions alone: how often the model, asked in one constrained word, says
+yes to a real device request and no to a request for a device that is not there.
+
+The checks before an acting call (edgeagent/agent/checks.py) ask the question of
+``target_question`` and then that of ``capability_question``; a "no" to either refuses
+the call. Here each question is asked alone for requests written for this benchmark
+(none of them is in bench/prompts/), and so is the pair, as the agent asks it:
+
+    .venv/bin/python bench/side_questions.py
+
+It prints, per device, the real requests let through and the absent-device requests
+refused. Greedy, so the figures repeat exactly on the same model and machine.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import sys
+import time
+from collections.abc import Callable
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parent.parent
+
+from edgeagent.agent.checks import SideChecks  # noqa: E402
+from edgeagent.agent.honesty import capability_question, target_question  # noqa: E402
+from edgeagent.config_file import load_config  # noqa: E402
+from edgeagent.llm.base import InProcessLLM  # noqa: E402
+from edgeagent.llm.select import EngineSpec, create_engine, select_engine_spec  # noqa: E402
+from edgeagent.tools.registry import ToolRegistry  # noqa: E402
+
+# The shipped tools' titles (plugins/edgeagent_led, plugins/edgeagent_servo).
+LED = "the LED strip (lights, lamp, colors, brightness)"
+SERVO = "the servo that turns the camera (angles, left, right)"
+
+LED_REQUESTS = [
+    "switch the lamp to yellow", "dim it to 10 percent", "lights off please", "make it blue",
+    "can you brighten the strip", "turn the light back on", "set colour to teal", "go purple",
+    "a bit warmer white maybe", "pulse the leds green", "lamp at half brightness", "off",
+    "the light is too bright", "rouge s'il vous plaît", "pon la luz en verde",
+    "mach das Licht aus", "set the strip to #ff8800", "make the first three pixels red",
+    "brighter", "lights to max", "change it to pink", "kill the lights",
+    "gimme some orange light", "turn the leds on",
+]  # fmt: skip
+SERVO_REQUESTS = [
+    "pan the camera left 20 degrees", "center the camera", "look right",
+    "rotate the servo to 45", "a little more to the left", "point it straight ahead",
+    "turn the camera 10 degrees right", "servo to -30", "swing all the way right",
+    "tilt back to the middle", "gira la cámara a la izquierda", "move the arm to 60 degrees",
+    "back to zero", "look a bit further left",
+]  # fmt: skip
+ABSENT = [
+    "switch on the heater", "turn off the tv", "open the garage", "close the blinds",
+    "start the coffee machine", "turn the fan to high", "fan off", "lock the front door",
+    "run the vacuum", "turn up the speaker", "set the thermostat to 21", "boil the kettle",
+    "open the window", "ring the doorbell", "turn on the air conditioner",
+    "start the dishwasher", "turn on the sprinkler", "arm the alarm", "dim the tv backlight",
+    "mute the radio", "allume le ventilateur", "schalte die Heizung ein",
+    "turn on the humidifier", "open the curtains", "feed the cat", "play some jazz",
+]  # fmt: skip
+
+Question = Callable[[str, str], str]
+
+
+async def passes(checks: SideChecks, questions: list[Question], prompt: str, device: str) -> bool:
+    """Whether the call would run: a "yes" to every question, asked in turn."""
+    for question in questions:
+        if await checks.ask(question(prompt, device), session="bench") != "yes":
+            return False
+    return True
+
+
+async def main() -> int:
+    config = load_config(ROOT / "config" / "edgeagent.toml")
+    spec = select_engine_spec(config)
+    engine = create_engine(EngineSpec(spec.backend, {**spec.options, "n_threads": 2}))
+    checks = SideChecks(llm=InProcessLLM(engine), registry=ToolRegistry())
+    asked: dict[str, list[Question]] = {
+        "topic (target_question)": [target_question],
+        "capability (capability_question)": [capability_question],
+        "both, as the agent asks": [target_question, capability_question],
+    }
+    print(
+        "| question | LED requests run | servo requests run | absent, LED refused "
+        "| absent, servo refused | let through |"
+    )
+    print("|---|---:|---:|---:|---:|---|")
+    try:
+        for label, questions in asked.items():
+            start = time.perf_counter()
+            cells, through = [], set()
+            for device, prompts, want in (
+                (LED, LED_REQUESTS, True),
+                (SERVO, SERVO_REQUESTS, True),
+                (LED, ABSENT, False),
+                (SERVO, ABSENT, False),
+            ):
+                right = 0
+                for prompt in prompts:
+                    ran = await passes(checks, questions, prompt, device)
+                    right += ran == want
+                    if ran and not want:
+                        through.add(prompt)
+                cells.append(f"{right}/{len(prompts)}")
+            print(f"| {label} | {' | '.join(cells)} | {', '.join(sorted(through))} |")
+            print(f"({time.perf_counter() - start:.0f} s)", file=sys.stderr)
+    finally:
+        engine.close()
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(asyncio.run(main()))
