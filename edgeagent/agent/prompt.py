@@ -40,6 +40,10 @@ TOOLS_NOTE = "More tools for this conversation, called the same way:"
 DECLINE_PROMPT = "water the plants"
 DECLINE_ANSWER = "I can't do that here: none of my tools can water plants."
 DECLINE_REASON = "no tool waters plants"
+# With the shell tool the model calls `rm`, `mv` or `shell("reboot")` for requests to
+# change files or the system, tools that do not exist or commands the policy refuses.
+READ_ONLY_PROMPT = "delete the old photos"
+READ_ONLY_ANSWER = "I can't do that here: my tools can read files but never change or delete them."
 
 
 @dataclass(frozen=True)
@@ -140,7 +144,8 @@ def build_primer(tools: Sequence[Tool], *, call_format: CallFormat) -> list[Mess
     first turn it copies whatever the history shows. The primer shows, before any real
     turn, requests answered by calls (with results and the answers built from them; a
     relative servo move among them, which the model otherwise writes as an absolute
-    angle) and a request that no tool serves answered by a plain refusal.
+    angle) and requests that no tool serves answered by a plain refusal (with the
+    shell tool, one to change a file: its tools only read).
     """
     messages: list[Message] = []
     by_name = {t.name: t for t in tools}
@@ -158,6 +163,11 @@ def build_primer(tools: Sequence[Tool], *, call_format: CallFormat) -> list[Mess
         ]
         if len(messages) >= 4 * PRIMER_CALLS:
             break
+    if "shell" in by_name:
+        messages += [
+            {"role": "user", "content": READ_ONLY_PROMPT},
+            {"role": "assistant", "content": READ_ONLY_ANSWER},
+        ]
     decline = by_name.get(DECLINE)
     if decline is None:
         messages += [
