@@ -110,9 +110,9 @@ class SideChecks:
             for t in self.registry
             if t.kind is ToolKind.ACT and t.title and (shown is None or t.name in shown)
         ]
-        if honesty.claims_change(text) and devices:
-            # "The LED strip is set to 100%" for "how bright is it?": a state only a tool
-            # knows, when the request is about a device here at all.
+        if (honesty.claims_change(text) or honesty.states_state(text)) and devices:
+            # "The LED strip is set to 100%" or "is currently green" for "how bright is
+            # it?": a state only a tool knows, when the request is about a device here.
             answer = await self.ask(target_question(prompt, " or ".join(devices)), session=session)
             log.info("state check: %r -> %r", prompt[:60], answer)
             return answer == "yes"

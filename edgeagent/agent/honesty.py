@@ -25,6 +25,12 @@ _CLAIM = re.compile(
     r"|\b(?:set|moved|rotated|changed|pointed|turned)\s+to\b",
     re.IGNORECASE,
 )
+# A device's state stated as it is now: "the LED is currently green", "it's still at 30°".
+_STATE = re.compile(
+    r"\b(?:is|are|'s)\s+(?:currently|still|presently)\b"
+    r"|\bcurrently\s+(?:on|off|set|at|lit|pointing|pointed|showing|glowing)\b",
+    re.IGNORECASE,
+)
 # A tool's reply written by the model itself.
 _FAKE_RESULT = re.compile(r"</?tool_response>|\"(?:ok|result)\"\s*:", re.IGNORECASE)
 # A measured value stated as fact: weather, temperatures, disk and memory figures.
@@ -42,6 +48,11 @@ MIN_ECHO_CHARS = 25
 def claims_change(text: str) -> bool:
     """True when ``text`` states that something was changed or done."""
     return bool(_CLAIM.search(text))
+
+
+def states_state(text: str) -> bool:
+    """True when ``text`` states how something is right now (a device's state)."""
+    return bool(_STATE.search(text))
 
 
 def fakes_result(text: str) -> bool:

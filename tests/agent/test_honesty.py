@@ -556,3 +556,71 @@ def test_an_acting_call_runs_only_when_the_device_can_do_it_too() -> None:
     agent, strip = titled_agent("yes", "yes")
     assert final(run_turn(agent, "make it blue")).text == "The LED strip is now blue."
     assert strip.commands == ["blue"]
+
+
+@pytest.mark.parametrize(
+    "text",
+    ["The LED is currently green.", "It's still at 30 degrees.", "The lamp is currently off."],
+)
+def test_states_state_spots_a_state_told_as_it_is_now(text: str) -> None:
+    assert honesty.states_state(text)
+
+
+@pytest.mark.parametrize(
+    "text", ["Paris is the capital of France.", "I can't do that here.", "It is red in the photo."]
+)
+def test_states_state_leaves_other_answers_alone(text: str) -> None:
+    assert not honesty.states_state(text)
+
+
+class StateModel:
+    """Tells the LED's colour from memory unless a grammar forces a call; side: "yes"."""
+
+    def __init__(self) -> None:
+        self.requests: list[Any] = []
+
+    async def stream(self, request: Any) -> Any:
+        self.requests.append(request)
+        if request.aside:
+            yield "yes"
+        elif request.grammar:
+            yield fence("led_state")
+        else:
+            yield "The LED is currently green."
+
+    async def count_tokens(self, messages: Any) -> int:
+        return 10
+
+    async def status(self) -> Any:
+        from edgeagent.llm.base import EngineStatus
+
+        return EngineStatus(backend="stub", model="stub", context_window=4096)
+
+    async def aclose(self) -> None:
+        pass
+
+
+class ReadableStrip:
+    @tool(kind="act", title="the LED strip")
+    def led(self, color: str) -> str:
+        """Set the LED strip colour."""
+        raise AssertionError("a state question must not change the strip")
+
+    @tool(name="led_state", answer=lambda r: f"The LED strip is {r}.")
+    def led_state(self) -> str:
+        """Read the LED strip."""
+        return "blue"
+
+
+def test_a_device_state_told_from_memory_is_replaced_by_a_read_call() -> None:
+    model = StateModel()
+    agent = Agent(
+        llm=model,  # type: ignore[arg-type]
+        executor=ToolExecutor(ToolRegistry(tools_from(ReadableStrip(), plugin="test"))),
+        call_format=get_call_format("fence"),
+        system_prompt="sys",
+        call_grammar="root ::= call",
+    )
+    answer = final(run_turn(agent, "what colour is the light right now?"))
+    assert answer.text == "The LED strip is blue."  # what the tool read, not "green"
+    assert [c["name"] for c in answer.tool_calls] == ["led_state"]
