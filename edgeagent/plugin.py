@@ -55,6 +55,7 @@ from edgeagent.tools.device import (
 )
 from edgeagent.tools.plugins import GROUP, PluginContext, Register, hookimpl
 from edgeagent.tools.tool import (
+    USER_WORDS,
     Tool,
     ToolKind,
     ToolResult,
@@ -67,6 +68,7 @@ from edgeagent.tools.tool import (
 __all__ = [
     "BUSY_WAIT_S",
     "GROUP",
+    "USER_WORDS",
     "Backend",
     "Backends",
     "Closeable",

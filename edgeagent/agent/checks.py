@@ -11,6 +11,8 @@ A side question never joins the conversation, and its KV cache stays.
 from __future__ import annotations
 
 import logging
+import re
+import unicodedata
 from collections.abc import Collection, Sequence
 
 from edgeagent.agent import honesty
@@ -66,6 +68,26 @@ class SideChecks:
                 if instead is not None and len(calls) == 1:
                     return instead
                 return f"I can't do that here: {tool.name} is for {tool.title}, not for this."
+        return None
+
+    def made_up(self, calls: Sequence[ToolCall], *, said: str) -> str | None:
+        """A question back when a call's argument that must be the user's own words
+        (:attr:`~edgeagent.tools.tool.Tool.user_words`) holds what no user message said.
+
+        After "weather in Tokyo", "ugh, I hate rain" got the weather for Oslo, the city
+        of the primer's example, and the next turns kept asking for Oslo."""
+        heard = _plain(said)
+        for call in calls:
+            if call.name not in self.registry:
+                continue
+            for name in self.registry.get(call.name).user_words:
+                value = call.arguments.get(name)
+                if not isinstance(value, str) or not value.strip():
+                    continue  # missing or malformed: the executor's error says so
+                first = _plain(value.split(",")[0])
+                if first and first not in heard:
+                    log.info("%s %s=%r was never said by the user", call.name, name, value)
+                    return f"Which {name} do you mean? I use only a {name} you name."
         return None
 
     async def instead(self, prompt: str, refused: str, *, session: str) -> ToolCall | None:
@@ -141,3 +163,10 @@ class SideChecks:
             log.warning("side question failed: %s", exc)
             return ""
         return (words.strip().split() or [""])[0].strip(".,!'\"").lower()
+
+
+def _plain(text: str) -> str:
+    """Lower case, accents and punctuation dropped: "Múnich!" -> "munich"."""
+    letters = unicodedata.normalize("NFKD", text.casefold())
+    letters = "".join(c for c in letters if not unicodedata.combining(c))
+    return " ".join(re.sub(r"[\W_]+", " ", letters).split())

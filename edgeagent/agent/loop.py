@@ -52,6 +52,12 @@ def _current_prompt(conversation: Conversation) -> str:
     return conversation.messages[conversation.turn_starts()[-1]]["content"]
 
 
+def _said(conversation: Conversation) -> str:
+    """Everything the user said in this conversation (the primer's examples excluded)."""
+    kept = conversation.messages[conversation.kept :]
+    return "\n".join(str(m["content"]) for m in kept if m["role"] == "user")
+
+
 def _acted(records: list[dict[str, Any]]) -> bool:
     """Whether a call of this turn succeeded (a change or a value it may report)."""
     return any(r.get("ok") for r in records)
@@ -225,6 +231,12 @@ class Agent:
                 else:
                     messages.append({"role": "assistant", "content": sanitize(answer)})
                 yield FinalAnswer(answer, tool_calls=records, steps=step)
+                return
+            question = None if records else self.checks.made_up(calls, said=_said(conversation))
+            if question is not None:
+                # Like a refusal, the exchange leaves no trace for the model to copy.
+                del messages[conversation.turn_starts()[-1] :]
+                yield FinalAnswer(question, tool_calls=records, steps=step)
                 return
             if calls and not records and self.check_target:
                 refusal = await self.checks.off_target(

@@ -74,6 +74,11 @@ class WrapHandler(Protocol):
     def __call__(self, command_template: str, arguments: list[str]) -> dict[str, Any]: ...
 
 
+USER_WORDS: dict[str, Any] = {"x-user-words": True}
+"""``Field(json_schema_extra=USER_WORDS)``: the value must be the user's own words (a
+place, a name), never one the model supplies; see :attr:`Tool.user_words`."""
+
+
 @dataclass(frozen=True)
 class Tool:
     """A callable the model may use, with its schema and metadata."""
@@ -108,6 +113,17 @@ class Tool:
     @property
     def wrappable(self) -> bool:
         return self.wrap is not None
+
+    @property
+    def user_words(self) -> tuple[str, ...]:
+        """The parameters marked :data:`USER_WORDS`: the agent runs no call whose value
+        for one of them is in none of the user's messages (a made-up place)."""
+        properties: dict[str, Any] = self.parameters.get("properties", {})
+        return tuple(
+            name
+            for name, spec in properties.items()
+            if isinstance(spec, dict) and spec.get("x-user-words") is True
+        )
 
     def with_plugin(self, plugin: str) -> Tool:
         return replace(self, plugin=plugin)

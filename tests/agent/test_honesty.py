@@ -5,9 +5,10 @@ from __future__ import annotations
 
 import json
 import re
-from typing import Any
+from typing import Annotated, Any
 
 import pytest
+from pydantic import Field
 
 from edgeagent.agent import honesty
 from edgeagent.agent.context import Conversation
@@ -21,6 +22,7 @@ from edgeagent.tools import tool, tools_from
 from edgeagent.tools.calls import get_call_format
 from edgeagent.tools.executor import ToolExecutor
 from edgeagent.tools.registry import ToolRegistry
+from edgeagent.tools.tool import USER_WORDS
 from tests.agent.scripted_agent import run_turn
 
 
@@ -624,3 +626,47 @@ def test_a_device_state_told_from_memory_is_replaced_by_a_read_call() -> None:
     answer = final(run_turn(agent, "what colour is the light right now?"))
     assert answer.text == "The LED strip is blue."  # what the tool read, not "green"
     assert [c["name"] for c in answer.tool_calls] == ["led_state"]
+
+
+class Places:
+    def __init__(self) -> None:
+        self.asked: list[str] = []
+
+    @tool(name="weather", answer=lambda r: f"Weather for {r}.")
+    def weather(
+        self, location: Annotated[str, Field(description="place", json_schema_extra=USER_WORDS)]
+    ) -> str:
+        """Weather for a place."""
+        self.asked.append(location)
+        return location
+
+
+def test_a_place_no_user_message_named_is_asked_for_not_made_up() -> None:
+    places = Places()
+    engine = ScriptedEngine(
+        [
+            (r"Tokyo", fence("weather", location="Tokyo")),
+            (r"hate rain", fence("weather", location="Oslo")),  # the primer's city
+            (r"Múnich", fence("weather", location="Munich")),
+            (r"Paris", fence("weather", location="Paris, France")),
+        ],
+        default="Okay.",
+        context_window=4096,
+    )
+    agent = Agent(
+        llm=InProcessLLM(engine),
+        executor=ToolExecutor(ToolRegistry(tools_from(places, plugin="test"))),
+        call_format=get_call_format("fence"),
+        system_prompt="sys",
+    )
+    conversation = agent.new_conversation("w")
+    assert final(run_turn(agent, "weather in Tokyo", conversation)).text == "Weather for Tokyo."
+    kept = list(conversation.messages)
+    answer = final(run_turn(agent, "ugh, I hate rain", conversation))
+    assert answer.text == "Which location do you mean? I use only a location you name."
+    assert answer.tool_calls == [] and places.asked == ["Tokyo"]
+    assert conversation.messages == kept  # nothing for the model to copy later
+    # The user's own words, however the model spells them, are not made up.
+    assert final(run_turn(agent, "¿qué tiempo hace en Múnich?", conversation)).tool_calls
+    assert final(run_turn(agent, "and Paris?", conversation)).tool_calls
+    assert places.asked == ["Tokyo", "Munich", "Paris, France"]

@@ -17,7 +17,7 @@ from typing import Annotated, Any, Literal
 import httpx
 from pydantic import BeforeValidator, Field
 
-from edgeagent.plugin import Tool, ToolError, make_tool, tool
+from edgeagent.plugin import USER_WORDS, Tool, ToolError, make_tool, tool
 from edgeagent_weather.days import MAX_DAY, WEEKDAYS, days_ahead
 
 CACHE_ENTRIES = 128
@@ -161,7 +161,12 @@ class OpenMeteo:
     @tool(name="weather", answer=weather_answer, title="the weather or the forecast")
     def weather(
         self,
-        location: Annotated[str, Field(min_length=1, max_length=100, description="place name")],
+        location: Annotated[
+            str,
+            Field(
+                min_length=1, max_length=100, description="place name", json_schema_extra=USER_WORDS
+            ),
+        ],
         day: Annotated[
             str,
             BeforeValidator(_day_as_text),
