@@ -347,6 +347,7 @@ def test_schema_says_day_is_words(server: FakeOpenMeteo) -> None:
                 "maxLength": 100,
                 "minLength": 1,
                 "type": "string",
+                "x-user-words": True,
             },
             "day": {
                 "default": "today",
@@ -358,6 +359,8 @@ def test_schema_says_day_is_words(server: FakeOpenMeteo) -> None:
         "required": ["location"],
         "type": "object",
     }
+    # The place must be one the user named: the agent asks rather than guess one.
+    assert tool.user_words == ("location",)
 
 
 def test_answer_states_the_fields_of_the_result(server: FakeOpenMeteo) -> None:
