@@ -64,8 +64,10 @@ class SideChecks:
             if answer == "no" and tool.kind is ToolKind.ACT:
                 return "I can't do that here: none of my devices can do that."
             if answer == "no":
-                instead = await self.instead(prompt, tool.name, session=session)
-                if instead is not None and len(calls) == 1:
+                instead = None
+                if len(calls) == 1:
+                    instead = await self.instead(prompt, tool.name, session=session)
+                if instead is not None:
                     return instead
                 return f"I can't do that here: {tool.name} is for {tool.title}, not for this."
         return None

@@ -142,7 +142,10 @@ def capability_question(prompt: str, device: str) -> str:
     for it, not the accuracy benchmark's): each question lets through requests for
     devices that are not there (a fan, a vacuum, a thermostat), but mostly different
     ones; together they let through half as many, and refuse no real LED or servo
-    request more."""
+    request more. It costs a second side question per acting call (about 0.7 s of
+    prefill on 2 x86 cores). Tried: the request first, as in the first question, so
+    the side context could reuse that prefix; the model then said yes to every absent
+    device asked about the LED strip."""
     return (
         f'Device: {device}.\nRequest: "{prompt}"\n'
         f"Can this device do what the request asks? Answer yes or no."

@@ -74,7 +74,8 @@ class WrapHandler(Protocol):
     def __call__(self, command_template: str, arguments: list[str]) -> dict[str, Any]: ...
 
 
-USER_WORDS: dict[str, Any] = {"x-user-words": True}
+_USER_WORDS_KEY = "x-user-words"
+USER_WORDS: dict[str, Any] = {_USER_WORDS_KEY: True}
 """``Field(json_schema_extra=USER_WORDS)``: the value must be the user's own words (a
 place, a name), never one the model supplies; see :attr:`Tool.user_words`."""
 
@@ -122,7 +123,7 @@ class Tool:
         return tuple(
             name
             for name, spec in properties.items()
-            if isinstance(spec, dict) and spec.get("x-user-words") is True
+            if isinstance(spec, dict) and spec.get(_USER_WORDS_KEY) is True
         )
 
     def with_plugin(self, plugin: str) -> Tool:
