@@ -69,6 +69,17 @@ def make(rules: list[Rule], *, default: str = "Okay.") -> tuple[Agent, ScriptedE
     return agent, engine, strip
 
 
+def plain_agent(llm: Any, owner: object, **options: Any) -> Agent:
+    """An agent with ``owner``'s tools, the fence format and a bare system prompt."""
+    return Agent(
+        llm=llm,
+        executor=ToolExecutor(ToolRegistry(tools_from(owner, plugin="test"))),
+        call_format=get_call_format("fence"),
+        system_prompt="sys",
+        **options,
+    )
+
+
 def final(events: list[Any]) -> FinalAnswer:
     answer = events[-1]
     assert isinstance(answer, FinalAnswer), events
@@ -323,11 +334,14 @@ class Calculator:
 
 
 class GrammarAwareModel:
-    """Answers from memory, unless a grammar forces a call; a side question gets "yes".
+    """Answers ``said`` from memory, unless a grammar forces a call (``forced``); a side
+    question gets "yes".
 
     Stands in for llama.cpp's constrained decoding, which the scripted engine lacks."""
 
-    def __init__(self) -> None:
+    def __init__(self, *, said: str, forced: str) -> None:
+        self.said = said
+        self.forced = forced
         self.requests: list[Any] = []
 
     async def stream(self, request: Any) -> Any:
@@ -335,9 +349,9 @@ class GrammarAwareModel:
         if request.aside:
             yield "yes"
         elif request.grammar:
-            yield fence("math", expression="17*23")
+            yield self.forced
         else:
-            yield "17 times 23 is 391."
+            yield self.said
 
     async def count_tokens(self, messages: Any) -> int:
         return 10
@@ -353,7 +367,7 @@ class GrammarAwareModel:
 
 def test_a_computed_number_from_memory_is_replaced_by_a_forced_call() -> None:
     calculator = Calculator()
-    model = GrammarAwareModel()
+    model = GrammarAwareModel(said="17 times 23 is 391.", forced=fence("math", expression="17*23"))
     tools = tools_from(calculator, plugin="test")
     call_format = get_call_format("fence")
     agent = Agent(
@@ -393,13 +407,7 @@ def forecast_agent(rules: list[Rule]) -> tuple[Agent, ScriptedEngine]:
         default="Okay.",
         context_window=4096,
     )
-    agent = Agent(
-        llm=InProcessLLM(engine),
-        executor=ToolExecutor(ToolRegistry(tools_from(Forecast(), plugin="test"))),
-        call_format=get_call_format("fence"),
-        system_prompt="sys",
-        check_target=True,
-    )
+    agent = plain_agent(InProcessLLM(engine), Forecast(), check_target=True)
     return agent, engine
 
 
@@ -485,13 +493,7 @@ def machine_agent(answers: dict[str, str]) -> tuple[Agent, ScriptedEngine, Machi
         [*rules, (r"disk space", fence("free"))], default="Okay.", context_window=4096
     )
     machine = Machine()
-    agent = Agent(
-        llm=InProcessLLM(engine),
-        executor=ToolExecutor(ToolRegistry(tools_from(machine, plugin="test"))),
-        call_format=get_call_format("fence"),
-        system_prompt="sys",
-        check_target=True,
-    )
+    agent = plain_agent(InProcessLLM(engine), machine, check_target=True)
     return agent, engine, machine
 
 
@@ -538,13 +540,7 @@ def titled_agent(topic: str, capability: str) -> tuple[Agent, TitledStrip]:
         default="Okay.",
         context_window=4096,
     )
-    agent = Agent(
-        llm=InProcessLLM(engine),
-        executor=ToolExecutor(ToolRegistry(tools_from(strip, plugin="test"))),
-        call_format=get_call_format("fence"),
-        system_prompt="sys",
-        check_target=True,
-    )
+    agent = plain_agent(InProcessLLM(engine), strip, check_target=True)
     return agent, strip
 
 
@@ -575,33 +571,6 @@ def test_states_state_leaves_other_answers_alone(text: str) -> None:
     assert not honesty.states_state(text)
 
 
-class StateModel:
-    """Tells the LED's colour from memory unless a grammar forces a call; side: "yes"."""
-
-    def __init__(self) -> None:
-        self.requests: list[Any] = []
-
-    async def stream(self, request: Any) -> Any:
-        self.requests.append(request)
-        if request.aside:
-            yield "yes"
-        elif request.grammar:
-            yield fence("led_state")
-        else:
-            yield "The LED is currently green."
-
-    async def count_tokens(self, messages: Any) -> int:
-        return 10
-
-    async def status(self) -> Any:
-        from edgeagent.llm.base import EngineStatus
-
-        return EngineStatus(backend="stub", model="stub", context_window=4096)
-
-    async def aclose(self) -> None:
-        pass
-
-
 class ReadableStrip:
     @tool(kind="act", title="the LED strip")
     def led(self, color: str) -> str:
@@ -615,14 +584,9 @@ class ReadableStrip:
 
 
 def test_a_device_state_told_from_memory_is_replaced_by_a_read_call() -> None:
-    model = StateModel()
-    agent = Agent(
-        llm=model,  # type: ignore[arg-type]
-        executor=ToolExecutor(ToolRegistry(tools_from(ReadableStrip(), plugin="test"))),
-        call_format=get_call_format("fence"),
-        system_prompt="sys",
-        call_grammar="root ::= call",
-    )
+    # Tells the LED's colour from memory unless a grammar forces a call.
+    model = GrammarAwareModel(said="The LED is currently green.", forced=fence("led_state"))
+    agent = plain_agent(model, ReadableStrip(), call_grammar="root ::= call")
     answer = final(run_turn(agent, "what colour is the light right now?"))
     assert answer.text == "The LED strip is blue."  # what the tool read, not "green"
     assert [c["name"] for c in answer.tool_calls] == ["led_state"]
@@ -653,12 +617,7 @@ def test_a_place_no_user_message_named_is_asked_for_not_made_up() -> None:
         default="Okay.",
         context_window=4096,
     )
-    agent = Agent(
-        llm=InProcessLLM(engine),
-        executor=ToolExecutor(ToolRegistry(tools_from(places, plugin="test"))),
-        call_format=get_call_format("fence"),
-        system_prompt="sys",
-    )
+    agent = plain_agent(InProcessLLM(engine), places)
     conversation = agent.new_conversation("w")
     assert final(run_turn(agent, "weather in Tokyo", conversation)).text == "Weather for Tokyo."
     kept = list(conversation.messages)
