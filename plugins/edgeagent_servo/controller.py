@@ -1,9 +1,12 @@
 """The ``servo`` and ``servo_state`` tools, bound to one servo backend.
 
 The arguments mirror what people say: ``angle`` is a position ("point it at 30°"),
-``left``/``right`` are turns from where it is ("30 degrees to the left"). A small model
-maps words onto argument names far better than onto signs, so the sign convention
-(negative = left) stays inside this module.
+``left_of_center``/``right_of_center`` are positions said from the center ("20 degrees
+left of center"), ``left``/``right`` are turns from where it is ("30 degrees to the
+left") and ``by`` is a signed turn ("by -20 degrees"). A small model maps words onto
+argument names far better than onto signs, so the sign convention (negative = left)
+stays inside this module: measured on fresh servo requests, "N left of center" went to
+``left`` (a turn) 7 times of 7 until it had its own name.
 """
 
 from __future__ import annotations
@@ -63,34 +66,60 @@ class ServoController:
         ] = None,
         left: Annotated[float | None, Field(description="degrees to turn left")] = None,
         right: Annotated[float | None, Field(description="degrees to turn right")] = None,
+        left_of_center: float | None = None,
+        right_of_center: float | None = None,
+        by: float | None = None,
     ) -> dict[str, Any]:
         """Point the servo/camera: angle = absolute -90..90 (0 = center); left/right = turn
-        by that many degrees."""
-        turns = {k: v for k, v in (("left", left), ("right", right)) if v}  # 0 = no turn
-        chosen = ({"angle": angle} if angle is not None else {}) | turns
-        if len(chosen) > 1 or (not chosen and left is None and right is None):
-            shown = ", ".join(f"{k}={v:g}" for k, v in chosen.items()) or "nothing"
-            raise ToolArgumentError(
-                f"servo needs exactly one of angle (absolute position), left or right "
-                f'(degrees to turn), got {shown}; e.g. {{"left": 30}} or {{"angle": 0}}'
+        by that many degrees; left_of_center/right_of_center = position; by = signed turn
+        (<0 = left)."""
+        for name, value in (
+            ("left_of_center", left_of_center),
+            ("right_of_center", right_of_center),
+        ):
+            if value is not None and value < 0:
+                raise ToolArgumentError(
+                    f"{name} takes degrees from center, 0..90, got {value:g}; "
+                    f'for a signed position give angle, e.g. {{"angle": {value:g}}}'
+                )
+        placed = {
+            name: value
+            for name, value in (
+                ("angle", angle),
+                ("left_of_center", None if left_of_center is None else -left_of_center),
+                ("right_of_center", right_of_center),
             )
-        negative = next((v for v in turns.values() if v < 0), None)
-        if angle is None and negative is not None:
+            if value is not None
+        }
+        if len(placed) > 1:  # a small model fills the positions it does not mean with 0
+            placed = {k: v for k, v in placed.items() if v} or {"angle": 0.0}
+        turns = {k: v for k, v in (("left", left), ("right", right), ("by", by)) if v}
+        chosen = placed | turns
+        if len(chosen) > 1 or (not chosen and left is None and right is None and by is None):
+            shown = ", ".join(f"{k}={_given(k, v):g}" for k, v in chosen.items()) or "nothing"
+            raise ToolArgumentError(
+                f"servo needs exactly one of angle, left_of_center or right_of_center (a "
+                f"position), or left, right or by (a turn), got {shown}; "
+                f'e.g. {{"left": 30}} or {{"angle": 0}}'
+            )
+        target: float | None = next(iter(placed.values()), None)
+        turn = (right or 0) - (left or 0) + (by or 0)
+        negative = next((v for k, v in turns.items() if k != "by" and v < 0), None)
+        if target is None and negative is not None:
             # Measured: Qwen2.5-Coder writes "to -45" and "to minus seventy-five" as
-            # left=-45 / left=-75. A turn has no sign; a negative number is a position.
-            angle = negative
+            # left=-45 / left=-75. A left/right turn has no sign; a negative number there
+            # is a position ("by -30" has its own argument).
+            target = negative
         with self._lock.held():
             backend = self.device.get()
-            if angle is not None:
-                target = angle
-            else:
+            if target is None:
                 current = backend.read()
                 if current is None:
                     raise ToolError(
                         "the servo's angle is unknown until it has been set once; "
                         "give an absolute angle first"
                     )
-                target = current - (left or 0) + (right or 0)
+                target = current + turn
             clamped = min(self.max_angle, max(self.min_angle, target))
             backend.move_to(clamped)
             result: dict[str, Any] = {"angle": _tidy(clamped)}
@@ -113,6 +142,11 @@ class ServoController:
         if not self._closed:
             self._closed = True
             self.device.close()
+
+
+def _given(name: str, value: float) -> float:
+    """An argument as the model wrote it (left_of_center is kept negated inside)."""
+    return -value if name == "left_of_center" else value
 
 
 def _tidy(angle: float) -> float | int:

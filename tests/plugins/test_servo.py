@@ -135,6 +135,11 @@ def test_a_negative_turn_is_read_as_a_position(arguments: dict[str, Any]) -> Non
         ({"angle": 10, "left": 0}, 10),
         ({"left": 0}, 0),  # no turn: the servo stays where it is
         ({"left": None, "angle": 5}, 5),
+        ({"left_of_center": 20}, -20),  # "20 degrees left of center": a position
+        ({"right_of_center": 35}, 35),
+        ({"left_of_center": 0, "right_of_center": 0}, 0),  # "center it", both filled
+        ({"left_of_center": 0, "right_of_center": 25}, 25),
+        ({"angle": 0, "left_of_center": 40}, -40),
     ],
 )
 def test_arguments_mirror_the_users_words(arguments: dict[str, Any], angle: float) -> None:
@@ -151,17 +156,39 @@ def test_arguments_mirror_the_users_words(arguments: dict[str, Any], angle: floa
         ({"angle": 10, "left": 10}, "got angle=10, left=10"),
         ({"left": 10, "right": 5}, "got left=10, right=5"),
         ({"angle": 0, "right": 30}, "got angle=0, right=30"),
+        ({"right": 50, "left_of_center": 50}, "got left_of_center=50, right=50"),
+        ({"angle": 10, "right_of_center": 20}, "got angle=10, right_of_center=20"),
+        ({"by": 10, "left": 5}, "got left=5, by=10"),
     ],
 )
-def test_servo_needs_exactly_one_of_angle_left_and_right(
-    arguments: dict[str, Any], shown: str
-) -> None:
+def test_servo_needs_exactly_one_position_or_turn(arguments: dict[str, Any], shown: str) -> None:
     backend = MockServo()
     result = run_tool(executor_for(backend), "servo", **arguments)
     assert not result["ok"]
-    assert "exactly one of angle (absolute position), left or right" in result["error"]
+    assert (
+        "exactly one of angle, left_of_center or right_of_center (a position), "
+        "or left, right or by (a turn)"
+    ) in result["error"]
     assert shown in result["error"] and '{"left": 30}' in result["error"]
     assert backend.history == []
+
+
+@pytest.mark.parametrize(("by", "angle"), [(-20, 10), (35, 65), (0, 30)])
+def test_by_is_a_signed_turn_from_where_it_points(by: float, angle: float) -> None:
+    # "move the servo by -20 degrees" from 30 is 10, not the position -20.
+    backend = MockServo()
+    executor = executor_for(backend)
+    run_tool(executor, "servo", angle=30)
+    assert run_tool(executor, "servo", by=by)["result"] == {"angle": angle}
+
+
+@pytest.mark.parametrize("name", ["left_of_center", "right_of_center"])
+def test_a_negative_distance_from_center_is_refused_with_the_fix(name: str) -> None:
+    backend = MockServo()
+    result = run_tool(executor_for(backend), "servo", **{name: -20})
+    assert not result["ok"]
+    assert f"{name} takes degrees from center, 0..90, got -20" in result["error"]
+    assert '{"angle": -20}' in result["error"] and backend.history == []
 
 
 def test_relative_move_on_real_servo_before_any_absolute_move(factory: MockFactory) -> None:
@@ -182,7 +209,8 @@ def test_schema_and_description_name_the_users_words() -> None:
     servo, state = make_tool(controller.servo), make_tool(controller.servo_state)
     assert servo.description == (
         "Point the servo/camera: angle = absolute -90..90 (0 = center); left/right = turn "
-        "by that many degrees."
+        "by that many degrees; left_of_center/right_of_center = position; by = signed turn "
+        "(<0 = left)."
     )
     assert servo.parameters == {
         "properties": {
@@ -192,6 +220,9 @@ def test_schema_and_description_name_the_users_words() -> None:
             },
             "left": {"type": "number", "description": "degrees to turn left"},
             "right": {"type": "number", "description": "degrees to turn right"},
+            "left_of_center": {"type": "number"},
+            "right_of_center": {"type": "number"},
+            "by": {"type": "number"},
         },
         "type": "object",
         "required": [],
