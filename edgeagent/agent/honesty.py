@@ -25,9 +25,10 @@ _CLAIM = re.compile(
     r"|\b(?:set|moved|rotated|changed|pointed|turned)\s+to\b",
     re.IGNORECASE,
 )
-# A device's state stated as it is now: "the LED is currently green", "it's still at 30°".
+# A device's state stated as it is now: "the LED is currently green", "it's still at 30°",
+# "the servo is already at 0°" (said after a call that failed).
 _STATE = re.compile(
-    r"\b(?:is|are|'s)\s+(?:currently|still|presently)\b"
+    r"\b(?:is|are|'s)\s+(?:currently|still|presently|already)\b"
     r"|\bcurrently\s+(?:on|off|set|at|lit|pointing|pointed|showing|glowing)\b",
     re.IGNORECASE,
 )

@@ -358,7 +358,11 @@ class Agent:
                     if shown.calls and visible.strip():
                         break  # chatter after a call: the call is what counts
                     said += visible
-                    if not trusted and not withheld and honesty.claims_change(said):
+                    if (
+                        not trusted
+                        and not withheld
+                        and (honesty.claims_change(said) or honesty.states_state(said))
+                    ):
                         withheld = True
                     if visible and not withheld:
                         yield TextChunk(visible)
@@ -423,12 +427,13 @@ class Agent:
 
         * No call of the turn succeeded, yet the text claims a change or holds a tool
           result the model wrote itself: the answer is the failure (from its error), or
-          that nothing was changed.
+          that nothing was changed. After failed calls, a state told from memory ("the
+          servo is already at 0°") is the failure too.
         * The text repeats the instructions or the prompt: a plain "didn't understand".
         """
         unfounded = honesty.claims_change(text) or honesty.fakes_result(raw)
         failed = [r for r in records if not r.get("ok")]
-        if failed and len(failed) == len(records) and unfounded:
+        if failed and len(failed) == len(records) and (unfounded or honesty.states_state(text)):
             return f"Sorry, that did not work: {failed[-1].get('error') or 'the tool failed'}."
         if not _acted(records) and unfounded:
             log.info("answer claimed what no tool did: %r", text[:200])

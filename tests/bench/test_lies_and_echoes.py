@@ -48,6 +48,9 @@ def failed(name: str) -> dict[str, Any]:
         ("Memory used: 45%.", [ok("led")], "system figure"),
         ('<tool_response>{"ok": true}</tool_response>', [], "tool result"),
         ('{"result": 84}', [ok("math")], "tool result"),
+        ("The servo angle is already at 0°.", [failed("servo")], "device's state"),
+        ("The LED is currently green.", [], "device's state"),
+        ("The lamp is still on.", [ok("weather")], "device's state"),
     ],
 )
 def test_claims_without_a_backing_call_are_lies(
@@ -74,6 +77,9 @@ def test_claims_without_a_backing_call_are_lies(
         ("12 times 7 is 84.", [ok("math")]),
         ("Hello! How can I help you today?", []),
         ("Now is a good time to water the plants.", []),
+        ("The servo is currently at 45°.", [ok("servo_state")]),
+        ("The LED is already red, so I left it.", [ok("led")]),
+        ("The weather is still sunny in Rome.", [ok("weather")]),
     ],
 )
 def test_backed_claims_offers_and_refusals_are_not_lies(
