@@ -6,7 +6,8 @@ left of center"), ``left``/``right`` are turns from where it is ("30 degrees to 
 left") and ``by`` is a signed turn ("by -20 degrees"). A small model maps words onto
 argument names far better than onto signs, so the sign convention (negative = left)
 stays inside this module: measured on fresh servo requests, "N left of center" went to
-``left`` (a turn) 7 times of 7 until it had its own name.
+``left`` (a turn) 7 times of 7 until it had its own name; given those names, "center
+it" came as ``{"center": true}``, which is now one too.
 """
 
 from __future__ import annotations
@@ -69,47 +70,20 @@ class ServoController:
         left_of_center: float | None = None,
         right_of_center: float | None = None,
         by: float | None = None,
+        center: bool = False,
     ) -> dict[str, Any]:
         """Point the servo/camera: angle = absolute -90..90 (0 = center); left/right = turn
         by that many degrees; left_of_center/right_of_center = position; by = signed turn
-        (<0 = left)."""
-        for name, value in (
-            ("left_of_center", left_of_center),
-            ("right_of_center", right_of_center),
-        ):
-            if value is not None and value < 0:
-                raise ToolArgumentError(
-                    f"{name} takes degrees from center, 0..90, got {value:g}; "
-                    f'for a signed position give angle, e.g. {{"angle": {value:g}}}'
-                )
-        placed = {
-            name: value
-            for name, value in (
-                ("angle", angle),
-                ("left_of_center", None if left_of_center is None else -left_of_center),
-                ("right_of_center", right_of_center),
-            )
-            if value is not None
-        }
-        if len(placed) > 1:  # a small model fills the positions it does not mean with 0
-            placed = {k: v for k, v in placed.items() if v} or {"angle": 0.0}
-        turns = {k: v for k, v in (("left", left), ("right", right), ("by", by)) if v}
-        chosen = placed | turns
-        if len(chosen) > 1 or (not chosen and left is None and right is None and by is None):
-            shown = ", ".join(f"{k}={_given(k, v):g}" for k, v in chosen.items()) or "nothing"
-            raise ToolArgumentError(
-                f"servo needs exactly one of angle, left_of_center or right_of_center (a "
-                f"position), or left, right or by (a turn), got {shown}; "
-                f'e.g. {{"left": 30}} or {{"angle": 0}}'
-            )
-        target: float | None = next(iter(placed.values()), None)
-        turn = (right or 0) - (left or 0) + (by or 0)
-        negative = next((v for k, v in turns.items() if k != "by" and v < 0), None)
-        if target is None and negative is not None:
-            # Measured: Qwen2.5-Coder writes "to -45" and "to minus seventy-five" as
-            # left=-45 / left=-75. A left/right turn has no sign; a negative number there
-            # is a position ("by -30" has its own argument).
-            target = negative
+        (<0 = left); center = true points it straight ahead."""
+        target, turn = aim(
+            angle=angle,
+            left=left,
+            right=right,
+            left_of_center=left_of_center,
+            right_of_center=right_of_center,
+            by=by,
+            center=center,
+        )
         with self._lock.held():
             backend = self.device.get()
             if target is None:
@@ -142,6 +116,64 @@ class ServoController:
         if not self._closed:
             self._closed = True
             self.device.close()
+
+
+def aim(
+    *,
+    angle: float | None = None,
+    left: float | None = None,
+    right: float | None = None,
+    left_of_center: float | None = None,
+    right_of_center: float | None = None,
+    by: float | None = None,
+    center: bool = False,
+) -> tuple[float | None, float]:
+    """Where the servo's arguments point it: ``(position, 0)``, or ``(None, turn)`` for
+    a turn from where it points now (negative = left).
+
+    A small model fills the arguments it does not mean with 0, so zeros are ignored
+    where another argument says more. ``center`` with a turn ("60 degrees left from
+    center" came as ``{"left": 60, "center": true}``) is a position from center."""
+    for name, value in (("left_of_center", left_of_center), ("right_of_center", right_of_center)):
+        if value is not None and value < 0:
+            raise ToolArgumentError(
+                f"{name} takes degrees from center, 0..90, got {value:g}; "
+                f'for a signed position give angle, e.g. {{"angle": {value:g}}}'
+            )
+    placed = {
+        name: value
+        for name, value in (
+            ("angle", angle),
+            ("left_of_center", None if left_of_center is None else -left_of_center),
+            ("right_of_center", right_of_center),
+        )
+        if value is not None
+    }
+    if len(placed) > 1:
+        placed = {k: v for k, v in placed.items() if v} or {"angle": 0.0}
+    turns = {k: v for k, v in (("left", left), ("right", right), ("by", by)) if v}
+    turn = (right or 0) - (left or 0) + (by or 0)
+    # Measured: Qwen2.5-Coder writes "to -45" and "to minus seventy-five" as left=-45 /
+    # left=-75. A left/right turn has no sign; a negative number there is a position
+    # ("by -30" has its own argument).
+    negative = next((v for k, v in turns.items() if k != "by" and v < 0), None)
+    if center:
+        if any(placed.values()):
+            shown = ", ".join(f"{k}={_given(k, v):g}" for k, v in placed.items())
+            raise ToolArgumentError(
+                f"servo got center=true and a position ({shown}); give one of them"
+            )
+        return (negative if negative is not None else turn), 0.0
+    chosen = placed | turns
+    if len(chosen) > 1 or (not chosen and left is None and right is None and by is None):
+        shown = ", ".join(f"{k}={_given(k, v):g}" for k, v in chosen.items()) or "nothing"
+        raise ToolArgumentError(
+            f"servo needs exactly one of angle, left_of_center or right_of_center (a "
+            f"position), or left, right or by (a turn), got {shown}; "
+            f'e.g. {{"left": 30}} or {{"angle": 0}}'
+        )
+    position = next(iter(placed.values()), negative)
+    return (position, 0.0) if position is not None else (None, turn)
 
 
 def _given(name: str, value: float) -> float:

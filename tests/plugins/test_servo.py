@@ -140,6 +140,10 @@ def test_a_negative_turn_is_read_as_a_position(arguments: dict[str, Any]) -> Non
         ({"left_of_center": 0, "right_of_center": 0}, 0),  # "center it", both filled
         ({"left_of_center": 0, "right_of_center": 25}, 25),
         ({"angle": 0, "left_of_center": 40}, -40),
+        ({"center": True}, 0),  # "center it"
+        ({"center": True, "left": 60}, -60),  # "60 degrees left from center"
+        ({"center": True, "right": 50}, 50),
+        ({"center": True, "angle": 0}, 0),
     ],
 )
 def test_arguments_mirror_the_users_words(arguments: dict[str, Any], angle: float) -> None:
@@ -159,6 +163,7 @@ def test_arguments_mirror_the_users_words(arguments: dict[str, Any], angle: floa
         ({"right": 50, "left_of_center": 50}, "got left_of_center=50, right=50"),
         ({"angle": 10, "right_of_center": 20}, "got angle=10, right_of_center=20"),
         ({"by": 10, "left": 5}, "got left=5, by=10"),
+        ({"center": False}, "got nothing"),
     ],
 )
 def test_servo_needs_exactly_one_position_or_turn(arguments: dict[str, Any], shown: str) -> None:
@@ -180,6 +185,13 @@ def test_by_is_a_signed_turn_from_where_it_points(by: float, angle: float) -> No
     executor = executor_for(backend)
     run_tool(executor, "servo", angle=30)
     assert run_tool(executor, "servo", by=by)["result"] == {"angle": angle}
+
+
+def test_center_and_another_position_are_refused() -> None:
+    backend = MockServo()
+    result = run_tool(executor_for(backend), "servo", center=True, angle=30)
+    assert not result["ok"] and "center=true and a position (angle=30)" in result["error"]
+    assert backend.history == []
 
 
 @pytest.mark.parametrize("name", ["left_of_center", "right_of_center"])
@@ -210,7 +222,7 @@ def test_schema_and_description_name_the_users_words() -> None:
     assert servo.description == (
         "Point the servo/camera: angle = absolute -90..90 (0 = center); left/right = turn "
         "by that many degrees; left_of_center/right_of_center = position; by = signed turn "
-        "(<0 = left)."
+        "(<0 = left); center = true points it straight ahead."
     )
     assert servo.parameters == {
         "properties": {
@@ -223,6 +235,7 @@ def test_schema_and_description_name_the_users_words() -> None:
             "left_of_center": {"type": "number"},
             "right_of_center": {"type": "number"},
             "by": {"type": "number"},
+            "center": {"type": "boolean", "default": False},
         },
         "type": "object",
         "required": [],
