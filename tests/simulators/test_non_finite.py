@@ -91,6 +91,7 @@ def test_every_numeric_argument_of_every_tool_refuses_non_finite_numbers(
     assert tried == {
         ("led", "brightness"), ("led", "first"), ("led", "last"),
         ("servo", "angle"), ("servo", "left"), ("servo", "right"),
+        ("servo", "left_of_center"), ("servo", "right_of_center"), ("servo", "by"),
     }  # fmt: skip
     assert devices(live, http) == before
 
