@@ -134,7 +134,7 @@ class SideChecks:
             for t in self.registry
             if t.kind is ToolKind.ACT and t.title and (shown is None or t.name in shown)
         ]
-        if (honesty.claims_change(text) or honesty.states_state(text)) and devices:
+        if honesty.tells_device(text) and devices:
             # "The LED strip is set to 100%" or "is currently green" for "how bright is
             # it?": a state only a tool knows, when the request is about a device here.
             answer = await self.ask(target_question(prompt, " or ".join(devices)), session=session)

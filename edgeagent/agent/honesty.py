@@ -56,6 +56,11 @@ def states_state(text: str) -> bool:
     return bool(_STATE.search(text))
 
 
+def tells_device(text: str) -> bool:
+    """True when ``text`` says what a device did or how it is: only a tool may say it."""
+    return claims_change(text) or states_state(text)
+
+
 def fakes_result(text: str) -> bool:
     """True when ``text`` holds a tool result the model wrote itself."""
     return bool(_FAKE_RESULT.search(text))

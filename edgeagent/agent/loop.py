@@ -358,11 +358,7 @@ class Agent:
                     if shown.calls and visible.strip():
                         break  # chatter after a call: the call is what counts
                     said += visible
-                    if (
-                        not trusted
-                        and not withheld
-                        and (honesty.claims_change(said) or honesty.states_state(said))
-                    ):
+                    if not trusted and not withheld and honesty.tells_device(said):
                         withheld = True
                     if visible and not withheld:
                         yield TextChunk(visible)
@@ -433,7 +429,7 @@ class Agent:
         """
         unfounded = honesty.claims_change(text) or honesty.fakes_result(raw)
         failed = [r for r in records if not r.get("ok")]
-        if failed and len(failed) == len(records) and (unfounded or honesty.states_state(text)):
+        if failed and len(failed) == len(records) and (unfounded or honesty.tells_device(text)):
             return f"Sorry, that did not work: {failed[-1].get('error') or 'the tool failed'}."
         if not _acted(records) and unfounded:
             log.info("answer claimed what no tool did: %r", text[:200])
