@@ -29,7 +29,7 @@ from edgeagent.plugin import (
     make_tool,
     tool,
 )
-from edgeagent_shell.hints import files_hint, mend_paths, missing_paths
+from edgeagent_shell.hints import files_hint, lacks_file, mend_paths, missing_paths
 from edgeagent_shell.policy import DEFAULT_ALLOW, RUNNERS, ShellPolicy, resolve_roots
 from edgeagent_shell.runner import redact, run_command, secret_values
 
@@ -106,6 +106,12 @@ class Shell:
         mended, notes = mend_paths(argv, roots=self.policy.roots, cwd=self.policy.cwd)
         if notes:
             argv = self.policy.check(shlex.join(mended))  # every check again
+        if lacks_file(argv):
+            hint = files_hint([], roots=self.policy.roots, cwd=self.policy.cwd)
+            raise ToolError(
+                f"{argv[0]} needs the file to read and was given none ({shlex.join(argv)}). "
+                f"{hint} Call it again with the file the user means"
+            )
         ran = run_command(
             argv,
             cwd=self.policy.cwd,

@@ -43,6 +43,8 @@ VALUE_OPTIONS = {
 }
 LINE_COUNTED = frozenset({"head", "tail"})
 """Commands whose bare number, written where a file goes, is the count of lines."""
+FILE_READERS = frozenset({"head", "tail", "wc", "cat"})
+"""Commands that, given no file, would read their (empty) input and print nothing."""
 RECURSIVE = re.compile(r"^-[a-zA-Z]*r[a-zA-Z]*$|^--recursive$")
 
 
@@ -55,17 +57,7 @@ def mend_paths(
     takes_value = VALUE_OPTIONS.get(command)
     if takes_value is None:
         return list(argv), []
-    operands: list[int] = []
-    options_done = skip = False
-    for i, arg in enumerate(args):
-        if skip:
-            skip = False
-        elif options_done or not arg.startswith("-") or arg == "-":
-            operands.append(i)
-        elif arg == "--":
-            options_done = True
-        else:
-            skip = arg in takes_value
+    operands = _operands(args, takes_value)
     grep = command == "grep"
     if grep and not any(a in ("-e", "--regexp") or a.startswith("--regexp=") for a in args):
         pattern, operands = (operands[0], operands[1:]) if operands else (None, [])
@@ -103,6 +95,32 @@ def mend_paths(
         # With no path left, a recursive grep searches the working directory.
         args = [a for i, a in enumerate(args) if i not in still]
     return [command, *args], notes
+
+
+def _operands(args: Sequence[str], takes_value: frozenset[str]) -> list[int]:
+    """Indices of the words in ``args`` that are not options or their values."""
+    operands: list[int] = []
+    options_done = skip = False
+    for i, arg in enumerate(args):
+        if skip:
+            skip = False
+        elif options_done or not arg.startswith("-") or arg == "-":
+            operands.append(i)
+        elif arg == "--":
+            options_done = True
+        else:
+            skip = arg in takes_value
+    return operands
+
+
+def lacks_file(argv: Sequence[str]) -> bool:
+    """Whether ``argv`` runs a command that reads a file (``tail -n 3``) without naming
+    one: it would read its empty input and say nothing. Measured: for "show the last 3
+    lines of it" the model called ``tail`` with the count alone and got "(no output)"."""
+    command = argv[0]
+    if command not in FILE_READERS:
+        return False
+    return not _operands(argv[1:], VALUE_OPTIONS[command])
 
 
 def missing_paths(output: str) -> list[str]:

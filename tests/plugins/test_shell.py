@@ -188,10 +188,10 @@ def test_a_hanging_command_is_stopped_at_the_timeout(tree: Path) -> None:
     assert snapshot(tree) == before
 
 
-def test_stdin_is_closed_so_cat_without_files_ends_at_once(tree: Path) -> None:
+def test_stdin_is_closed_so_grep_without_files_ends_at_once(tree: Path) -> None:
     shell = make_shell(tree, timeout_s=5)
     started = time.monotonic()
-    assert run(shell, "cat") == {"exit_code": 0, "output": ""}
+    assert run(shell, "grep alpha") == {"exit_code": 1, "output": ""}
     assert time.monotonic() - started < 3
 
 
@@ -292,7 +292,7 @@ def test_answer_is_the_commands_output(tree: Path) -> None:
     shell = make_shell(tree)
     assert shell.answer is not None
     assert shell.answer(run(shell, "cat sub/b.txt")) == "beta"
-    assert shell.answer(run(shell, "cat")) == "(no output)"
+    assert shell.answer(run(shell, "grep -l nothing-here a.txt")) == "(no output)\n(exit code 1)"
     assert shell.answer(run(shell, "cat sub")) == "cat: sub: Is a directory\n(exit code 1)"
     assert shell.answer(run(shell, "grep -c nothing-here a.txt")) == "0\n(exit code 1)"
 

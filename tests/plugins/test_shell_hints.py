@@ -53,6 +53,17 @@ def test_a_made_up_file_fails_listing_the_files(shell: Tool) -> None:
     assert "Files here: notes.txt, todo.md, logs/app.log." in str(caught.value)
 
 
+@pytest.mark.parametrize("command", ["tail -n 3", "tail 3", "head", "wc -l", "cat"])
+def test_a_file_reader_given_no_file_fails_naming_the_files(shell: Tool, command: str) -> None:
+    # It would read its empty input and answer "(no output)".
+    with pytest.raises(ToolError) as caught:
+        shell.func(command=command)
+    message = str(caught.value)
+    assert message.startswith(f"{command.split()[0]} needs the file to read and was given none")
+    assert "Files here: notes.txt, todo.md, logs/app.log." in message
+    assert "Call it again with the file" in message
+
+
 def test_grep_with_pattern_and_file_swapped_searches_the_file(shell: Tool) -> None:
     result = shell.func(command="grep -rnI todo.md milk")
     assert result["output"] == "1:- milk\n"
@@ -109,9 +120,7 @@ def test_the_hint_names_nothing_hidden_or_outside_the_roots(shell: Tool) -> None
         ("grep -nI servo notes.txt nothere.txt", "buy a new servo"),  # matches and a miss
     ],
 )
-def test_a_command_that_did_its_job_stays_a_result(
-    shell: Tool, command: str, output: str
-) -> None:
+def test_a_command_that_did_its_job_stays_a_result(shell: Tool, command: str, output: str) -> None:
     result = shell.func(command=command)
     assert result["exit_code"] != 0
     assert output in result["output"]
