@@ -32,30 +32,37 @@ def short(value: Any, limit: int = SHORT_CHARS) -> str:
     return text if len(text) <= limit else text[: limit - 3] + "..."
 
 
+def _words(text: str) -> str:
+    return " ".join(text.split())
+
+
 class TurnRenderer:
     """Prints the events of one turn, in order; make one per turn."""
 
     def __init__(self) -> None:
-        self._streamed = False
-        """Answer text was printed since the last tool line."""
+        self._streamed = ""
+        """Answer text printed since the last tool line."""
         self._mid_line = False
 
     def show(self, event: Event) -> None:
         if isinstance(event, TextChunk):
             if event.text:
                 click.echo(event.text, nl=False)
-                self._streamed = self._streamed or bool(event.text.strip())
+                self._streamed += event.text
                 self._mid_line = not event.text.endswith("\n")
         elif isinstance(event, ToolCallEvent):
             self._end_line()
-            self._streamed = False
+            self._streamed = ""
             click.secho(f"  -> {event.name}({short(event.arguments)})", dim=True)
         elif isinstance(event, ToolResultEvent):
             self._end_line()
             outcome = short(event.result) if event.ok else f"error: {event.error}"
             click.secho(f"  <- {event.name}: {outcome}", dim=True)
         elif isinstance(event, FinalAnswer):
-            if not self._streamed and event.text:
+            # Printed unless it streamed: the honesty check may replace a streamed
+            # prefix ("Sure! ") and the claim it withheld with another answer.
+            if event.text and _words(event.text) != _words(self._streamed):
+                self._end_line()
                 click.echo(event.text, nl=False)
                 self._mid_line = True
             self._end_line()

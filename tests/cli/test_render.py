@@ -52,6 +52,14 @@ def test_a_streamed_answer_is_not_printed_twice(capsys: pytest.CaptureFixture[st
     assert capsys.readouterr().out == "Hello there.\n"
 
 
+def test_an_answer_that_replaced_the_streamed_text_is_printed_after_it(
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    # "Sure! " streamed, then a claim no tool backed was withheld and replaced.
+    render([TextChunk("Sure! "), FinalAnswer("Sorry, that did not work: no strip.")])
+    assert capsys.readouterr().out == "Sure! \nSorry, that did not work: no strip.\n"
+
+
 def test_an_error_ends_the_line_and_goes_to_stderr(capsys: pytest.CaptureFixture[str]) -> None:
     render([TextChunk("Work"), ErrorEvent("the model worker crashed")])
     out, err = capsys.readouterr()
