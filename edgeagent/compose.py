@@ -286,11 +286,12 @@ def build_agent(
             )
             refused.add(name)
 
-    def grammars_for(shown: Sequence[Tool]) -> tuple[str | None, str | None]:
-        """(the [llm.llamacpp] grammar, the forced read call's) for the shown tools."""
+    def grammars_for(shown: Sequence[Tool]) -> tuple[str | None, str | None, str | None]:
+        """(the [llm.llamacpp] grammar, the forced read call's, the refusal recheck's)
+        for the shown tools."""
         shown = [t for t in shown if t.name not in refused]
         if not (shown and call_format.name in ("json", "fence") and llama_cpp):
-            return None, None
+            return None, None, None
         from edgeagent.llm.grammar import build_tool_grammar
 
         opener = call_format.marker + ("json\n" if call_format.name == "fence" else "")
@@ -302,12 +303,20 @@ def build_agent(
             call_grammar = build_tool_grammar(
                 readers, open_marker=opener, close_marker=closer, require_call=True
             )
+        # A refusal's second look: a call of a tool with a title, which the side
+        # questions check before it runs (never one they would not ask about).
+        titled = [t for t in shown if t.title and t.name != DECLINE]
+        recheck_grammar = None
+        if titled and config.agent.check_target:
+            recheck_grammar = build_tool_grammar(
+                titled, open_marker=opener, close_marker=closer, require_call=True
+            )
         grammar = None
         if wants_grammar:
             grammar = build_tool_grammar(
                 shown, open_marker=opener, close_marker=closer, calls_first=True
             )
-        return grammar, call_grammar
+        return grammar, call_grammar, recheck_grammar
 
     def native_for(shown: Sequence[Tool]) -> list[dict[str, Any]] | None:
         # [llm.http] native_tools: the schemas go to the server as well as in the prompt.
@@ -326,7 +335,7 @@ def build_agent(
         "after_primer") the ``always`` ones only (the same for every turn, so it and the
         primer stay cached) and a note after the primer the ``extra`` ones."""
         shown = [*always, *extra]
-        grammar, call_grammar = grammars_for(shown)
+        grammar, call_grammar, recheck_grammar = grammars_for(shown)
         native = native_for(shown)
         return TurnTools(
             tools=tuple(shown),
@@ -334,12 +343,13 @@ def build_agent(
             note=note_for(extra) if extra and after_primer else None,
             grammar=grammar,
             call_grammar=call_grammar,
+            recheck_grammar=recheck_grammar,
             native_tools=None if native is None else tuple(native),
         )
 
     system_prompt = prompt_for(tools)
     primer = build_primer(tools, call_format=call_format) if config.agent.primer else []
-    grammar, call_grammar = grammars_for(tools)
+    grammar, call_grammar, recheck_grammar = grammars_for(tools)
     if wants_grammar and tools and grammar is None:
         log.warning(
             "[llm.llamacpp] grammar needs the json or fence call format and llama-cpp-python "
@@ -372,6 +382,7 @@ def build_agent(
         primer=primer,
         stop=profile.stop,
         call_grammar=call_grammar,
+        recheck_grammar=recheck_grammar,
         decline=offers_decline,
         check_target=config.agent.check_target,
         selector=selector,

@@ -20,6 +20,7 @@ from edgeagent.agent.honesty import (
     YES_NO,
     calculation_question,
     capability_question,
+    reader_question,
     target_question,
 )
 from edgeagent.errors import LLMError
@@ -39,11 +40,16 @@ class SideChecks:
         self.registry = registry
 
     async def off_target(
-        self, prompt: str, calls: Sequence[ToolCall], *, session: str
+        self, prompt: str, calls: Sequence[ToolCall], *, session: str, strict: bool = False
     ) -> str | ToolCall | None:
         """A refusal when the model calls an acting tool (or a titled read tool) for a
         request that, asked in one constrained word, it says the tool is not for; or,
         for a refused read tool, the call of another that fits (:meth:`instead`).
+
+        ``strict``, for a call the model made only when asked again after it refused
+        (a second look): a titled read tool faces the capability question too, and a
+        refused one gives way to none. Without it "delete notes.txt", refused at first,
+        ran ``ls notes.txt``: the topic question said it was about listing files.
 
         The refusal ends the turn. Tried: telling the model once why, so it could pick
         another tool. It did not pick one; it answered "the tool that fits is ls" or
@@ -58,11 +64,15 @@ class SideChecks:
                 target_question(prompt, tool.title or tool.description), session=session
             )
             log.info("target check: %r for %s -> %r", prompt[:60], tool.name, answer)
-            if answer == "yes" and tool.kind is ToolKind.ACT and tool.title:
-                answer = await self.ask(capability_question(prompt, tool.title), session=session)
+            acts = tool.kind is ToolKind.ACT
+            if answer == "yes" and tool.title and (acts or strict):
+                ask = capability_question if acts else reader_question
+                answer = await self.ask(ask(prompt, tool.title), session=session)
                 log.info("capability check: %r for %s -> %r", prompt[:60], tool.name, answer)
-            if answer == "no" and tool.kind is ToolKind.ACT:
+            if answer == "no" and acts:
                 return "I can't do that here: none of my devices can do that."
+            if answer == "no" and strict:
+                return f"I can't do that here: {tool.name} is for {tool.title}, not for this."
             if answer == "no":
                 instead = None
                 if len(calls) == 1:

@@ -32,6 +32,12 @@ _STATE = re.compile(
     r"|\bcurrently\s+(?:on|off|set|at|lit|pointing|pointed|showing|glowing)\b",
     re.IGNORECASE,
 )
+# A refusal: "I can't do that here", "I'm sorry, but…", "none of my tools can…".
+_REFUSAL = re.compile(
+    r"\bI(?:'m|\s+am)?\s+(?:can't|cannot|can\s+not|unable|not\s+able|sorry|afraid)\b"
+    r"|\bI\s+can't\b|\bnone\s+of\s+my\s+(?:tools|devices)\b|^\s*sorry\b",
+    re.IGNORECASE,
+)
 # A tool's reply written by the model itself.
 _FAKE_RESULT = re.compile(r"</?tool_response>|\"(?:ok|result)\"\s*:", re.IGNORECASE)
 # A measured value stated as fact: weather, temperatures, disk and memory figures.
@@ -59,6 +65,11 @@ def states_state(text: str) -> bool:
 def tells_device(text: str) -> bool:
     """True when ``text`` says what a device did or how it is: only a tool may say it."""
     return claims_change(text) or states_state(text)
+
+
+def refuses(text: str) -> bool:
+    """True when ``text`` says the request cannot be done."""
+    return bool(_REFUSAL.search(text))
 
 
 def fakes_result(text: str) -> bool:
@@ -155,4 +166,18 @@ def capability_question(prompt: str, device: str) -> str:
     return (
         f'Device: {device}.\nRequest: "{prompt}"\n'
         f"Can this device do what the request asks? Answer yes or no."
+    )
+
+
+def reader_question(prompt: str, title: str) -> str:
+    """The capability question for a read tool, asked on a second look
+    (:meth:`~edgeagent.agent.checks.SideChecks.off_target`, ``strict``). Measured on
+    Qwen2.5-Coder-1.5B, 14 requests to change files and 14 to read them, asked of "List
+    directory": with the title followed by "(read-only: it never changes anything)", 7
+    of 14 changes refused; "(read-only)", 8; saying what it cannot do, 13 (12 and 8 for
+    "Show a file" and "Search files"), and every read passes. Without it, "delete the
+    logs folder", refused by the model, ran ``ls logs`` on a second look."""
+    return (
+        f"Tool: {title}. It only reads; it cannot change, delete or create anything.\n"
+        f'Request: "{prompt}"\nCan this tool do what the request asks? Answer yes or no.'
     )

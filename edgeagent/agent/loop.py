@@ -88,6 +88,7 @@ class Agent:
         primer: Sequence[Message] = (),
         stop: Sequence[str] = (),
         call_grammar: str | None = None,
+        recheck_grammar: str | None = None,
         decline: bool = False,
         check_target: bool = False,
         selector: ToolSelector | None = None,
@@ -110,6 +111,8 @@ class Agent:
         self.stop = tuple(stop)
         self.call_grammar = call_grammar
         """Admits exactly one call of a read tool: for a value only a tool can know."""
+        self.recheck_grammar = recheck_grammar
+        """Admits exactly one call of a titled tool: a refusal's second look."""
         self.decline = decline
         """The model may answer with a ``decline`` call (edgeagent.agent.decline)."""
         self.check_target = check_target
@@ -150,6 +153,9 @@ class Agent:
             yield ErrorEvent(f"The model backend failed while measuring the tools: {exc}")
             return
         call_grammar = self.call_grammar if turn is None else turn.call_grammar
+        recheck = self.recheck_grammar if turn is None else turn.recheck_grammar
+        if not self.check_target:
+            recheck = None  # a second look is safe only with the checks before a call
         # A prompt cannot carry template control tokens either (llama.cpp tokenizes
         # contents as text, but the Hailo host tokenizer parses the rendered template).
         messages.append({"role": "user", "content": sanitize(prompt, frame_tags=False)})
@@ -171,7 +177,12 @@ class Agent:
                 return
             meter.prompt_tokens = usage.used
             raw = ""
-            generation = self._generate(conversation, trusted=_acted(records), meter=meter)
+            generation = self._generate(
+                conversation,
+                trusted=_acted(records),
+                meter=meter,
+                hold_refusal=bool(recheck) and not records,
+            )
             async for event in generation:
                 if isinstance(event, ErrorEvent):
                     yield event
@@ -206,6 +217,29 @@ class Agent:
                     if isinstance(event, str):
                         raw = event
                 parsed = self.call_format.parse(raw)
+            refused: tuple[str, str] | None = None  # the model's refusal (text, raw)
+            if (
+                recheck
+                and not records
+                and not parsed.calls
+                and not parsed.errors
+                and honesty.refuses(parsed.text)
+            ):
+                # It refused: take a second look with a call of a titled tool, which the
+                # side questions then check like any call. A refusal they confirm stands.
+                again = ""
+                async for event in self._generate(
+                    conversation, trusted=False, grammar=recheck, meter=meter
+                ):
+                    if isinstance(event, ErrorEvent):
+                        yield event
+                        return
+                    if isinstance(event, str):
+                        again = event
+                looked = self.call_format.parse(again)
+                log.info("model refused; second look: %r", again[:120])
+                if looked.calls and not looked.errors:
+                    refused, raw, parsed = (parsed.text, raw), again, looked
             calls = [self.executor.resolve(ToolCall(c.name, c.arguments)) for c in parsed.calls]
             declined = [c for c in calls if self.decline and c.name == DECLINE]
             calls = [c for c in calls if c not in declined]
@@ -220,19 +254,15 @@ class Agent:
                 yield FinalAnswer(answer, tool_calls=records, steps=step)
                 return
             if not calls and not parsed.errors:
-                text = parsed.text.strip()
-                answer = self._checked_answer(
-                    text, prompt, raw, records, instructions=conversation.system_prompt
-                )
-                if answer != text and not _acted(records):
-                    # A turn that did nothing and was answered by a fixed sentence leaves
-                    # no trace: the model would copy the sentence in later turns.
-                    del messages[conversation.turn_starts()[-1] :]
-                else:
-                    messages.append({"role": "assistant", "content": sanitize(answer)})
+                answer = self._text_answer(conversation, parsed.text, prompt, raw, records)
                 yield FinalAnswer(answer, tool_calls=records, steps=step)
                 return
             question = None if records else self.checks.made_up(calls, said=_said(conversation))
+            if question is not None and refused is not None:
+                text, said = refused
+                answer = self._text_answer(conversation, text, prompt, said, records)
+                yield FinalAnswer(answer, tool_calls=records, steps=step)
+                return
             if question is not None:
                 # Like a refusal, the exchange leaves no trace for the model to copy.
                 del messages[conversation.turn_starts()[-1] :]
@@ -240,10 +270,19 @@ class Agent:
                 return
             if calls and not records and self.check_target:
                 refusal = await self.checks.off_target(
-                    _current_prompt(conversation), calls, session=conversation.id
+                    _current_prompt(conversation),
+                    calls,
+                    session=conversation.id,
+                    strict=refused is not None,
                 )
                 if isinstance(refusal, ToolCall):
                     calls, refusal = [refusal], None  # the history shows the call that ran
+                if refusal is not None and refused is not None:
+                    # The checks agree with the model's own refusal: that is the answer.
+                    text, said = refused
+                    answer = self._text_answer(conversation, text, prompt, said, records)
+                    yield FinalAnswer(answer, tool_calls=records, steps=step)
+                    return
                 if refusal is not None:
                     del messages[conversation.turn_starts()[-1] :]
                     yield FinalAnswer(refusal, tool_calls=records, steps=step)
@@ -326,13 +365,15 @@ class Agent:
         trusted: bool,
         meter: TurnMeter,
         grammar: str | None = None,
+        hold_refusal: bool = False,
     ) -> AsyncIterator[TextChunk | ErrorEvent | str]:
         """Stream one generation: visible TextChunks, then the raw text (or an ErrorEvent).
 
         The generation stops early once a call is complete and the model goes on to
         chat (what follows a call is never used), and the stream withholds text that
         claims a change while no acting call has succeeded (``trusted`` false): the
-        final answer replaces it.
+        final answer replaces it. With ``hold_refusal`` it also withholds a refusal,
+        which a second look may replace with a call.
         """
         turn = conversation.selection
         request = GenerateRequest(
@@ -359,6 +400,8 @@ class Agent:
                         break  # chatter after a call: the call is what counts
                     said += visible
                     if not trusted and not withheld and honesty.tells_device(said):
+                        withheld = True
+                    if hold_refusal and not withheld and honesty.refuses(said):
                         withheld = True
                     if visible and not withheld:
                         yield TextChunk(visible)
@@ -415,6 +458,27 @@ class Agent:
                 log.exception("answer template of %r failed", record["name"])
                 return None
         return "\n".join(p for p in parts if p) or None
+
+    def _text_answer(
+        self,
+        conversation: Conversation,
+        text: str,
+        prompt: str,
+        raw: str,
+        records: list[dict[str, Any]],
+    ) -> str:
+        """The turn's answer from the model's own text (checked), into the history."""
+        text = text.strip()
+        answer = self._checked_answer(
+            text, prompt, raw, records, instructions=conversation.system_prompt
+        )
+        if answer != text and not _acted(records):
+            # A turn that did nothing and was answered by a fixed sentence leaves no
+            # trace: the model would copy the sentence in later turns.
+            del conversation.messages[conversation.turn_starts()[-1] :]
+        else:
+            conversation.messages.append({"role": "assistant", "content": sanitize(answer)})
+        return answer
 
     def _checked_answer(
         self, text: str, prompt: str, raw: str, records: list[dict[str, Any]], *, instructions: str

@@ -169,6 +169,7 @@ class TurnTools:
     """The message after the primer that shows the chosen remote tools (None: none)."""
     grammar: str | None = None
     call_grammar: str | None = None
+    recheck_grammar: str | None = None
     native_tools: tuple[dict[str, Any], ...] | None = None
 
     @property

@@ -1,0 +1,169 @@
+"""A refusal's second look: when the model refuses a request, it is asked once more for
+a call of a titled tool, which the side questions check before it runs. A refusal they
+confirm stands, in the model's own words; nothing runs and the refusal is not streamed
+ahead of a call that replaces it."""
+
+from __future__ import annotations
+
+import json
+from typing import Any
+
+import pytest
+
+from edgeagent.agent import honesty
+from edgeagent.agent.events import FinalAnswer, TextChunk
+from edgeagent.agent.loop import Agent
+from edgeagent.llm.base import EngineStatus
+from edgeagent.tools import tool, tools_from
+from edgeagent.tools.calls import get_call_format
+from edgeagent.tools.executor import ToolExecutor
+from edgeagent.tools.registry import ToolRegistry
+from tests.agent.scripted_agent import run_turn
+
+REFUSAL = "I can't do that here: none of my tools can change the color of the LED strip."
+
+
+def fence(name: str, **arguments: Any) -> str:
+    return "```json\n" + json.dumps({"name": name, "arguments": arguments}) + "\n```"
+
+
+class Strip:
+    def __init__(self) -> None:
+        self.colors: list[str] = []
+
+    @tool(kind="act", title="the LED strip", answer=lambda r: f"The LED strip is now {r}.")
+    def led(self, color: str) -> str:
+        """Set the LED strip colour."""
+        self.colors.append(color)
+        return color
+
+
+class Files:
+    def __init__(self) -> None:
+        self.listed: list[str] = []
+
+    @tool(title="List directory")
+    def ls(self, path: str) -> str:
+        """List a directory."""
+        self.listed.append(path)
+        return path
+
+
+class Model:
+    """Refuses (``said``) unless a grammar forces a call (``forced``); a side question
+    gets ``side`` ("no" to the capability question with ``can="no"``). Stands in for
+    llama.cpp's constrained decoding."""
+
+    def __init__(self, *, said: str, forced: str, side: str, can: str = "yes") -> None:
+        self.can = can
+        self.said, self.forced, self.side = said, forced, side
+        self.requests: list[Any] = []
+
+    async def stream(self, request: Any) -> Any:
+        self.requests.append(request)
+        if request.aside:
+            asked = request.messages[0]["content"]
+            yield self.can if asked.startswith(("Tool:", "Device:")) else self.side
+        elif request.grammar:
+            yield self.forced
+        else:
+            for start in range(0, len(self.said), 5):
+                yield self.said[start : start + 5]
+
+    async def count_tokens(self, messages: Any) -> int:
+        return 10
+
+    async def status(self) -> EngineStatus:
+        return EngineStatus(backend="stub", model="stub", context_window=4096)
+
+    async def aclose(self) -> None:
+        pass
+
+
+def agent_for(model: Model, strip: object, *, recheck: str | None = "root ::= call") -> Agent:
+    return Agent(
+        llm=model,  # type: ignore[arg-type]
+        executor=ToolExecutor(ToolRegistry(tools_from(strip, plugin="test"))),
+        call_format=get_call_format("fence"),
+        system_prompt="sys",
+        recheck_grammar=recheck,
+        check_target=True,
+    )
+
+
+def test_a_refused_request_the_checks_say_a_tool_serves_runs_the_tool() -> None:
+    strip = Strip()
+    model = Model(said=REFUSAL, forced=fence("led", color="coral"), side="yes")
+    events = run_turn(agent_for(model, strip), "make them coral")
+    answer = events[-1]
+    assert isinstance(answer, FinalAnswer)
+    assert strip.colors == ["coral"]
+    assert answer.text == "The LED strip is now coral."
+    # The refusal never reached the user ahead of the change that replaced it.
+    assert not any(isinstance(e, TextChunk) and "can't" in e.text for e in events)
+    assert [r.grammar for r in model.requests if not r.aside] == [None, "root ::= call"]
+
+
+def test_a_refusal_the_checks_confirm_stands_and_nothing_runs() -> None:
+    strip = Strip()
+    model = Model(said=REFUSAL, forced=fence("led", color="white"), side="no")
+    agent = agent_for(model, strip)
+    conversation = agent.new_conversation("s")
+    answer = run_turn(agent, "turn on the ceiling fan", conversation)[-1]
+    assert isinstance(answer, FinalAnswer)
+    assert strip.colors == [] and answer.tool_calls == []
+    assert answer.text == REFUSAL  # the model's own words, not a fixed sentence
+    assert conversation.messages[-1] == {"role": "assistant", "content": REFUSAL}
+
+
+def test_a_read_call_on_a_second_look_must_also_pass_the_capability_question() -> None:
+    files = Files()
+    refusal = "I can't do that here: none of my tools can delete files."
+    model = Model(said=refusal, forced=fence("ls", path="notes.txt"), side="yes", can="no")
+    answer = run_turn(agent_for(model, files), "delete notes.txt")[-1]
+    assert isinstance(answer, FinalAnswer) and answer.text == refusal
+    assert files.listed == []
+    questions = [r.messages[0]["content"] for r in model.requests if r.aside]
+    assert questions[-1].startswith("Tool: List directory. It only reads")
+
+
+def test_without_a_grammar_the_refusal_stands_after_one_generation() -> None:
+    # The Hailo path: no constrained decoding, so no second look.
+    strip = Strip()
+    model = Model(said=REFUSAL, forced=fence("led", color="coral"), side="yes")
+    answer = run_turn(agent_for(model, strip, recheck=None), "make them coral")[-1]
+    assert isinstance(answer, FinalAnswer) and answer.text == REFUSAL
+    assert strip.colors == [] and len(model.requests) == 1
+
+
+def test_an_answer_that_does_not_refuse_gets_no_second_look() -> None:
+    strip = Strip()
+    model = Model(
+        said="Paris is the capital of France.", forced=fence("led", color="x"), side="yes"
+    )
+    events = run_turn(agent_for(model, strip), "capital of France?")
+    assert isinstance(events[-1], FinalAnswer)
+    assert events[-1].text == "Paris is the capital of France." and strip.colors == []
+    assert len(model.requests) == 1
+    assert "".join(e.text for e in events if isinstance(e, TextChunk)).startswith("Paris")
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "I can't do that here: none of my tools can water plants.",
+        "I'm sorry, but I can't do that here.",
+        "Sorry, I cannot open doors.",
+        "I am unable to control the heater.",
+        "None of my tools can list files.",
+    ],
+)
+def test_refuses(text: str) -> None:
+    assert honesty.refuses(text)
+
+
+@pytest.mark.parametrize(
+    "text", ["Paris is the capital of France.", "The LED strip is now red.", "Sure! 4."]
+)
+def test_refuses_leaves_other_answers_alone(text: str) -> None:
+    assert not honesty.refuses(text)
