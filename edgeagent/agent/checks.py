@@ -102,6 +102,31 @@ class SideChecks:
                     return f"Which {name} do you mean? I use only a {name} you name."
         return None
 
+    def unsaid(self, calls: Sequence[ToolCall], *, said: str) -> str | None:
+        """The first argument value of ``calls`` that no user message said (a word, a
+        number, a file name; options such as ``-n`` and true/false aside), or ``None``.
+
+        For a call the model made only on a second look, after it refused: one that
+        restates the user's own values ("make them coral" -> ``{"color": "coral"}``)
+        runs; one that fills in values of its own for an unclear request ("make the
+        lights feel like a Tuesday" -> ``{"color": "blue", "brightness": 50}``, "make it
+        do the thing" -> ``{"color": "red"}``, both measured) is a guess, and the
+        refusal stands."""
+        heard = _plain(said)
+        numbers = {_number(n) for n in honesty.NUMBER.findall(said)}
+        for call in calls:
+            for value in _leaves(call.arguments):
+                if isinstance(value, bool) or value is None:
+                    continue
+                if isinstance(value, int | float):
+                    if _number(str(abs(value))) not in numbers:
+                        return str(value)
+                elif isinstance(value, str) and not value.startswith("-"):
+                    words = _plain(value)
+                    if words and f" {words} " not in f" {heard} ":
+                        return value
+        return None
+
     async def instead(self, prompt: str, refused: str, *, session: str) -> ToolCall | None:
         """The call of the one other titled read tool that needs no arguments and that
         the model, asked the same question, says the request is about.
@@ -175,6 +200,23 @@ class SideChecks:
             log.warning("side question failed: %s", exc)
             return ""
         return (words.strip().split() or [""])[0].strip(".,!'\"").lower()
+
+
+def _leaves(value: object) -> list[object]:
+    """The scalar values inside arguments (lists and objects opened)."""
+    if isinstance(value, dict):
+        return [leaf for item in value.values() for leaf in _leaves(item)]
+    if isinstance(value, list):
+        return [leaf for item in value for leaf in _leaves(item)]
+    return [value]
+
+
+def _number(text: str) -> str:
+    """A number's digits as written in any form: "30", "30.0" and "30,0" are "30"."""
+    try:
+        return f"{float(text.replace(',', '.')):g}"
+    except ValueError:
+        return text
 
 
 def _plain(text: str) -> str:

@@ -82,7 +82,8 @@ def reports_measurement(text: str) -> bool:
     return bool(_MEASUREMENT.search(text))
 
 
-_NUMBER = re.compile(r"\d+(?:[.,]\d+)*")
+NUMBER = re.compile(r"\d+(?:[.,]\d+)*")
+"""A number written in digits."""
 
 
 _NUMBER_WORD = re.compile(
@@ -95,13 +96,13 @@ _NUMBER_WORD = re.compile(
 
 def has_number(text: str) -> bool:
     """Whether ``text`` holds a number, in digits or English words."""
-    return bool(_NUMBER.search(text) or _NUMBER_WORD.search(text))
+    return bool(NUMBER.search(text) or _NUMBER_WORD.search(text))
 
 
 def new_numbers(text: str, prompt: str) -> list[str]:
     """Numbers in ``text`` that the prompt does not hold (a value someone computed)."""
-    given = {n.replace(",", "") for n in _NUMBER.findall(prompt)}
-    return [n for n in _NUMBER.findall(text) if n.replace(",", "") not in given]
+    given = {n.replace(",", "") for n in NUMBER.findall(prompt)}
+    return [n for n in NUMBER.findall(text) if n.replace(",", "") not in given]
 
 
 def _norm(text: str) -> str:

@@ -258,7 +258,12 @@ class Agent:
                 yield FinalAnswer(answer, tool_calls=records, steps=step)
                 return
             question = None if records else self.checks.made_up(calls, said=_said(conversation))
-            if question is not None and refused is not None:
+            if refused is not None and (
+                question is not None or self.checks.unsaid(calls, said=_said(conversation))
+            ):
+                # A second look's call that guesses what the user never said: the
+                # model's own refusal stands.
+                log.info("second look's call guesses a value; the refusal stands")
                 text, said = refused
                 answer = self._text_answer(conversation, text, prompt, said, records)
                 yield FinalAnswer(answer, tool_calls=records, steps=step)

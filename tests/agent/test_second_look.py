@@ -16,7 +16,7 @@ from edgeagent.agent.loop import Agent
 from edgeagent.llm.base import EngineStatus
 from edgeagent.tools import tool, tools_from
 from edgeagent.tools.calls import get_call_format
-from edgeagent.tools.executor import ToolExecutor
+from edgeagent.tools.executor import ToolCall, ToolExecutor
 from edgeagent.tools.registry import ToolRegistry
 from tests.agent.scripted_agent import run_turn
 
@@ -114,6 +114,35 @@ def test_a_refusal_the_checks_confirm_stands_and_nothing_runs() -> None:
     assert strip.colors == [] and answer.tool_calls == []
     assert answer.text == REFUSAL  # the model's own words, not a fixed sentence
     assert conversation.messages[-1] == {"role": "assistant", "content": REFUSAL}
+
+
+def test_a_second_look_call_with_values_the_user_never_said_is_a_guess() -> None:
+    # "make the lights feel like a Tuesday": refused, then {"color": "blue"} on a second
+    # look. The checks are never asked: the refusal stands.
+    strip = Strip()
+    refusal = "I can't do that here: I can't make lights feel like a day."
+    model = Model(said=refusal, forced=fence("led", color="blue"), side="yes")
+    answer = run_turn(agent_for(model, strip), "make the lights feel like a Tuesday")[-1]
+    assert isinstance(answer, FinalAnswer) and answer.text == refusal
+    assert strip.colors == [] and not any(r.aside for r in model.requests)
+
+
+@pytest.mark.parametrize(
+    ("arguments", "said", "unsaid"),
+    [
+        ({"color": "coral"}, "make them coral", None),
+        ({"on": False}, "kill the lights", None),
+        ({"arguments": ["-n", "3", "notes.txt"]}, "last 3 lines of notes.txt", None),
+        ({"left": -30}, "30 degrees left", None),
+        ({"brightness": 5.0}, "dim it to 5 percent", None),
+        ({"color": "red"}, "make it do the thing", "red"),
+        ({"color": "blue", "brightness": 50}, "make the lights blue", "50"),
+        ({"arguments": ["todo.md"]}, "display the todo list", "todo.md"),
+    ],
+)
+def test_unsaid(arguments: dict[str, Any], said: str, unsaid: str | None) -> None:
+    checks = agent_for(Model(said="", forced="", side=""), Strip()).checks
+    assert checks.unsaid([ToolCall("led", arguments)], said=said) == unsaid
 
 
 def test_a_read_call_on_a_second_look_must_also_pass_the_capability_question() -> None:
