@@ -8,10 +8,14 @@ answer must not repeat the instructions or the user's own words back.
 
 from __future__ import annotations
 
+import logging
 import re
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
+from typing import Any
 
 from edgeagent.llm.base import Message
+
+log = logging.getLogger(__name__)
 
 # A device change stated as done: "is now red", "I've turned it off", "moved to 30°".
 _CLAIM = re.compile(
@@ -137,6 +141,41 @@ def copies_example(text: str, *, prompt: str, examples: Sequence[Message]) -> bo
             if len(shown) >= MIN_ECHO_CHARS and shown in said and asked != _norm(prompt):
                 return True
     return False
+
+
+def checked_answer(
+    text: str,
+    *,
+    prompt: str,
+    raw: str,
+    records: Sequence[Mapping[str, Any]],
+    instructions: str,
+    examples: Sequence[Message],
+) -> str:
+    """The model's own answer ``text`` (``raw``: as generated), unless it says what no
+    tool result of the turn (``records``) backs.
+
+    * No call of the turn succeeded, yet the text claims a change or holds a tool
+      result the model wrote itself: the answer is the failure (from its error), or
+      that nothing was changed. After failed calls, a state told from memory ("the
+      servo is already at 0°") is the failure too.
+    * The text repeats the instructions, the prompt or a primer answer (``examples``):
+      a plain "didn't understand".
+    """
+    unfounded = claims_change(text) or fakes_result(raw)
+    failed = [r for r in records if not r.get("ok")]
+    if failed and len(failed) == len(records) and (unfounded or tells_device(text)):
+        return f"Sorry, that did not work: {failed[-1].get('error') or 'the tool failed'}."
+    if not any(r.get("ok") for r in records) and unfounded:
+        log.info("answer claimed what no tool did: %r", text[:200])
+        return "I did not change anything: I could not tell which tool to use for that."
+    if (
+        not text
+        or echoes(text, instructions=instructions, prompt=prompt)
+        or copies_example(text, prompt=prompt, examples=examples)
+    ):
+        return "Sorry, I did not understand that. Could you say it another way?"
+    return text
 
 
 # --- the side questions the checks ask the model alone ---------------------------

@@ -474,8 +474,13 @@ class Agent:
     ) -> str:
         """The turn's answer from the model's own text (checked), into the history."""
         text = text.strip()
-        answer = self._checked_answer(
-            text, prompt, raw, records, instructions=conversation.system_prompt
+        answer = honesty.checked_answer(
+            text,
+            prompt=prompt,
+            raw=raw,
+            records=records,
+            instructions=conversation.system_prompt,
+            examples=self.primer,
         )
         if answer != text and not _acted(records):
             # A turn that did nothing and was answered by a fixed sentence leaves no
@@ -484,32 +489,6 @@ class Agent:
         else:
             conversation.messages.append({"role": "assistant", "content": sanitize(answer)})
         return answer
-
-    def _checked_answer(
-        self, text: str, prompt: str, raw: str, records: list[dict[str, Any]], *, instructions: str
-    ) -> str:
-        """The model's own answer, unless it says what no tool result backs.
-
-        * No call of the turn succeeded, yet the text claims a change or holds a tool
-          result the model wrote itself: the answer is the failure (from its error), or
-          that nothing was changed. After failed calls, a state told from memory ("the
-          servo is already at 0°") is the failure too.
-        * The text repeats the instructions or the prompt: a plain "didn't understand".
-        """
-        unfounded = honesty.claims_change(text) or honesty.fakes_result(raw)
-        failed = [r for r in records if not r.get("ok")]
-        if failed and len(failed) == len(records) and (unfounded or honesty.tells_device(text)):
-            return f"Sorry, that did not work: {failed[-1].get('error') or 'the tool failed'}."
-        if not _acted(records) and unfounded:
-            log.info("answer claimed what no tool did: %r", text[:200])
-            return "I did not change anything: I could not tell which tool to use for that."
-        if (
-            not text
-            or honesty.echoes(text, instructions=instructions, prompt=prompt)
-            or honesty.copies_example(text, prompt=prompt, examples=self.primer)
-        ):
-            return "Sorry, I did not understand that. Could you say it another way?"
-        return text
 
     def _tool_content(self, result: ToolResult) -> str:
         """A tool result as the model will read it: sanitised and size-limited JSON."""
