@@ -66,8 +66,8 @@ class SideChecks:
             log.info("target check: %r for %s -> %r", prompt[:60], tool.name, answer)
             acts = tool.kind is ToolKind.ACT
             if answer == "yes" and tool.title and (acts or strict):
-                ask = capability_question if acts else reader_question
-                answer = await self.ask(ask(prompt, tool.title), session=session)
+                question = capability_question if acts else reader_question
+                answer = await self.ask(question(prompt, tool.title), session=session)
                 log.info("capability check: %r for %s -> %r", prompt[:60], tool.name, answer)
             if answer == "no" and acts:
                 return "I can't do that here: none of my devices can do that."
