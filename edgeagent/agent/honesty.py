@@ -212,11 +212,13 @@ def capability_question(prompt: str, device: str) -> str:
 def reader_question(prompt: str, title: str) -> str:
     """The capability question for a read tool, asked on a second look
     (:meth:`~edgeagent.agent.checks.SideChecks.off_target`, ``strict``). Measured on
-    Qwen2.5-Coder-1.5B, 14 requests to change files and 14 to read them, asked of "List
-    directory": with the title followed by "(read-only: it never changes anything)", 7
-    of 14 changes refused; "(read-only)", 8; saying what it cannot do, 13 (12 and 8 for
-    "Show a file" and "Search files"), and every read passes. Without it, "delete the
-    logs folder", refused by the model, ran ``ls logs`` on a second look."""
+    Qwen2.5-Coder-1.5B with ``bench/side_questions.py`` (14 requests that read files, 14
+    that change them): asked alone of "List directory", "Show a file" and "Search
+    files", 13, 10 and 8 of the changes refused, 13, 13 and 14 of the reads let through.
+    Without it, "delete the logs folder", refused by the model, ran ``ls logs`` on a
+    second look (the topic question says it is about listing files). On a throwaway
+    set, "(read-only: it never changes anything)" after the title refused 7 of 14
+    changes for "List directory" and "(read-only)" 8; saying what it cannot do, 13."""
     return (
         f"Tool: {title}. It only reads; it cannot change, delete or create anything.\n"
         f'Request: "{prompt}"\nCan this tool do what the request asks? Answer yes or no.'
