@@ -208,14 +208,11 @@ class Agent:
                 # It wrote a tool's answer, or a value only a tool can know, itself: it
                 # meant to call one. Ask again, allowing only a valid call of a tool.
                 log.info("model answered with a tool's value itself; retrying with a call")
-                async for event in self._generate(
-                    conversation, trusted=_acted(records), grammar=call_grammar, meter=meter
-                ):
-                    if isinstance(event, ErrorEvent):
-                        yield event
-                        return
-                    if isinstance(event, str):
-                        raw = event
+                forced = await self._forced_call(conversation, grammar=call_grammar, meter=meter)
+                if isinstance(forced, ErrorEvent):
+                    yield forced
+                    return
+                raw = forced
                 parsed = self.call_format.parse(raw)
             refused: tuple[str, str] | None = None  # the model's refusal (text, raw)
             if (
@@ -227,15 +224,10 @@ class Agent:
             ):
                 # It refused: take a second look with a call of a titled tool, which the
                 # side questions then check like any call. A refusal they confirm stands.
-                again = ""
-                async for event in self._generate(
-                    conversation, trusted=False, grammar=recheck, meter=meter
-                ):
-                    if isinstance(event, ErrorEvent):
-                        yield event
-                        return
-                    if isinstance(event, str):
-                        again = event
+                again = await self._forced_call(conversation, grammar=recheck, meter=meter)
+                if isinstance(again, ErrorEvent):
+                    yield again
+                    return
                 looked = self.call_format.parse(again)
                 log.info("model refused; second look: %r", again[:120])
                 if looked.calls and not looked.errors:
@@ -427,6 +419,21 @@ class Agent:
             yield ErrorEvent(f"The model backend failed: {type(exc).__name__}: {exc}")
             return
         yield "".join(pieces)
+
+    async def _forced_call(
+        self, conversation: Conversation, *, grammar: str, meter: TurnMeter
+    ) -> str | ErrorEvent:
+        """One generation that ``grammar`` allows to be only a call (nothing streams,
+        nothing has run yet this turn): its raw text, or the backend's failure."""
+        raw = ""
+        async for event in self._generate(
+            conversation, trusted=False, grammar=grammar, meter=meter
+        ):
+            if isinstance(event, ErrorEvent):
+                return event
+            if isinstance(event, str):
+                raw = event
+        return raw
 
     async def prepare(self) -> None:
         """Measure the tools; under selection, conversations start with the always-shown
