@@ -182,12 +182,17 @@ class SideChecks:
         return answer == "yes"
 
     async def ask(self, question: str, *, session: str) -> str:
-        """A yes/no question asked alone, outside the conversation (its KV cache stays);
-        "" when the backend fails (the checks are advice, never a reason to fail)."""
+        """A yes/no question asked alone, outside the conversation (its KV cache stays):
+        "yes", "no", or "" when the backend fails or answers neither (the checks are
+        advice, never a reason to fail).
+
+        One token is generated: under the grammar it already decides the answer ("y",
+        "ye" or "yes"; "n" or "no"), and a second would cost a decode (about 0.05 s on
+        2 cores) only to sample the end."""
         request = GenerateRequest(
             messages=[{"role": "user", "content": question}],
             session=session,
-            max_tokens=2,
+            max_tokens=1,
             temperature=0.0,
             grammar=YES_NO,
             aside=True,
@@ -199,7 +204,8 @@ class SideChecks:
         except LLMError as exc:
             log.warning("side question failed: %s", exc)
             return ""
-        return (words.strip().split() or [""])[0].strip(".,!'\"").lower()
+        word = (words.strip().split() or [""])[0].strip(".,!'\"").lower()
+        return next((a for a in ("yes", "no") if word and a.startswith(word)), "")
 
 
 def _leaves(value: object) -> list[object]:

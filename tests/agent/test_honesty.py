@@ -3,6 +3,7 @@ succeeded and returned it. Scripted model, real tools that record what they rece
 
 from __future__ import annotations
 
+import asyncio
 import json
 import re
 from typing import Annotated, Any
@@ -11,6 +12,7 @@ import pytest
 from pydantic import Field
 
 from edgeagent.agent import honesty
+from edgeagent.agent.checks import SideChecks
 from edgeagent.agent.context import Conversation
 from edgeagent.agent.decline import decline_tool
 from edgeagent.agent.events import FinalAnswer, TextChunk, ToolCallEvent
@@ -650,3 +652,17 @@ def test_a_place_no_user_message_named_is_asked_for_not_made_up() -> None:
     assert final(run_turn(agent, "¿qué tiempo hace en Múnich?", conversation)).tool_calls
     assert final(run_turn(agent, "and Paris?", conversation)).tool_calls
     assert places.asked == ["Tokyo", "Munich", "Paris, France"]
+
+
+@pytest.mark.parametrize(
+    ("said", "answer"),
+    [("yes", "yes"), ("y", "yes"), ("Yes.", "yes"), ("n", "no"), ("No", "no"), ("maybe", "")],
+)
+def test_a_side_question_is_decided_by_its_first_token(said: str, answer: str) -> None:
+    # Under the yes/no grammar the first token already decides ("y" can only become
+    # "yes"), so one token is asked for; a word that is neither is no answer at all.
+    engine = ScriptedEngine([(r"Is this request about", said)], default="")
+    checks = SideChecks(llm=InProcessLLM(engine), registry=ToolRegistry())
+    question = honesty.target_question("make it blue", "the LED strip")
+    assert asyncio.run(checks.ask(question, session="s")) == answer
+    assert [r.max_tokens for r in engine.requests] == [1]
