@@ -187,7 +187,7 @@ class SideChecks:
         advice, never a reason to fail).
 
         One token is generated: under the grammar it already decides the answer ("y",
-        "ye" or "yes"; "n" or "no"), and a second would cost a decode (about 0.05 s on
+        "ye" or "yes"; "n" or "no"), and a second would cost a decode (0.05-0.08 s on
         2 cores) only to sample the end."""
         request = GenerateRequest(
             messages=[{"role": "user", "content": question}],
