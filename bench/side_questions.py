@@ -1,10 +1,12 @@
 """The side questions alone: how often the model, asked in one constrained word, says
 yes to a real device request and no to a request for a device that is not there.
 
-The checks before an acting call (edgeagent/agent/checks.py) ask the question of
-``target_question`` and then that of ``capability_question``; a "no" to either refuses
-the call. Here each question is asked alone for requests written for this benchmark
-(none of them is in bench/prompts/), and so is the pair, as the agent asks it:
+The check before an acting call (edgeagent/agent/checks.py) asks the question of
+``target_question``; a "no" refuses the call. Runs 2-14 asked it with the request first
+(``topic_request_first`` below) and, from run 8, a second question after it
+(``capability``); both are kept here to compare. Each question is asked alone for
+requests written for this benchmark (none of them is in bench/prompts/), and so is the
+pair, as runs 8-14 asked it:
 
     .venv/bin/python bench/side_questions.py
 
@@ -17,7 +19,6 @@ them refused. Greedy, so the figures repeat exactly on the same model and machin
 from __future__ import annotations
 
 import asyncio
-import sys
 import time
 from collections.abc import Callable
 from pathlib import Path
@@ -25,11 +26,7 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parent.parent
 
 from edgeagent.agent.checks import SideChecks  # noqa: E402
-from edgeagent.agent.honesty import (  # noqa: E402
-    capability_question,
-    reader_question,
-    target_question,
-)
+from edgeagent.agent.honesty import reader_question, target_question  # noqa: E402
 from edgeagent.config_file import load_config  # noqa: E402
 from edgeagent.llm.base import InProcessLLM  # noqa: E402
 from edgeagent.llm.select import EngineSpec, create_engine, select_engine_spec  # noqa: E402
@@ -65,6 +62,35 @@ ABSENT = [
     "turn on the humidifier", "open the curtains", "feed the cat", "play some jazz",
 ]  # fmt: skip
 
+# A second set, written on 2026-11-26 when the question moved the request last: requests
+# with values and other phrasings, and absent devices that carry a value.
+LED_MORE = [
+    "lamp to forty percent", "could you make the lights a soft pink", "strip on, full blast",
+    "switch the leds to cyan please", "lower the brightness to 5",
+    "turn the light green and dim it", "lights: violet", "put the lamp on 75%",
+    "make the colour warm orange", "less bright please", "light off now",
+    "i want the strip white again", "metti la luce rossa", "bitte das Licht auf blau",
+    "can the lamp glow yellow", "blink the strip red", "brightness 100",
+    "set led colour #00ff00",
+]  # fmt: skip
+SERVO_MORE = [
+    "turn the camera 45 degrees to the right", "aim the servo at 0", "face left",
+    "rotate it back to the centre", "camera to 80 degrees", "nudge the camera right a little",
+    "swing the servo to minus 60", "tourne la caméra à droite", "point straight",
+    "go to 30 degrees", "look a tiny bit up to the left", "pan right by 15", "reset the servo",
+    "dreh die Kamera nach links",
+]  # fmt: skip
+ABSENT_MORE = [
+    "set the fan to 50%", "tilt the solar panel to 45 degrees",
+    "raise the blinds to 30 percent", "turn the oven to 180 degrees",
+    "dim the ceiling fan light to 20%", "rotate the antenna 90 degrees",
+    "set the aquarium heater to 25", "move the robot arm left", "open the valve halfway",
+    "turn the radio volume to 7", "point the satellite dish north",
+    "heat the pool to 28 degrees", "set the printer bed to 60",
+    "spin the washing machine at 1200", "turn on the porch light", "make the kettle blue",
+    "pan the security camera in the garage left", "brew coffee at 90 degrees",
+]  # fmt: skip
+
 # The shell wrappers' titles (config/tools.d) and requests that only read files or
 # change them: a read tool can serve the first kind, never the second.
 READERS = ["List directory", "Show a file", "Search files"]
@@ -86,6 +112,19 @@ CHANGE_REQUESTS = [
 Question = Callable[[str, str], str]
 
 
+def topic_request_first(prompt: str, device: str) -> str:
+    """``target_question`` as runs 2-14 asked it."""
+    return f'Request: "{prompt}"\nIs this request about {device}? Answer yes or no.'
+
+
+def capability(prompt: str, device: str) -> str:
+    """The second question runs 8-14 asked before an acting call."""
+    return (
+        f'Device: {device}.\nRequest: "{prompt}"\n'
+        f"Can this device do what the request asks? Answer yes or no."
+    )
+
+
 async def passes(checks: SideChecks, questions: list[Question], prompt: str, device: str) -> bool:
     """Whether the call would run: a "yes" to every question, asked in turn."""
     for question in questions:
@@ -100,34 +139,47 @@ async def main() -> int:
     engine = create_engine(EngineSpec(spec.backend, {**spec.options, "n_threads": 2}))
     checks = SideChecks(llm=InProcessLLM(engine), registry=ToolRegistry())
     asked: dict[str, list[Question]] = {
-        "topic (target_question)": [target_question],
-        "capability (capability_question)": [capability_question],
-        "both, as the agent asks": [target_question, capability_question],
+        "topic, request last (target_question, since run 15)": [target_question],
+        "topic, request first (runs 2-14)": [topic_request_first],
+        "capability (runs 8-14)": [capability],
+        "topic, request first, then capability, as runs 8-14 asked": [
+            topic_request_first,
+            capability,
+        ],
     }
-    print(
-        "| question | LED requests run | servo requests run | absent, LED refused "
-        "| absent, servo refused | let through |"
+    sets = (
+        ("first set", LED_REQUESTS, SERVO_REQUESTS, ABSENT),
+        ("second set", LED_MORE, SERVO_MORE, ABSENT_MORE),
     )
-    print("|---|---:|---:|---:|---:|---|")
+    print(
+        "| question | set | LED requests run | servo requests run | absent, LED refused "
+        "| absent, servo refused | let through | seconds |"
+    )
+    print("|---|---|---:|---:|---:|---:|---|---:|")
     try:
         for label, questions in asked.items():
-            start = time.perf_counter()
-            cells, through = [], set()
-            for device, prompts, want in (
-                (LED, LED_REQUESTS, True),
-                (SERVO, SERVO_REQUESTS, True),
-                (LED, ABSENT, False),
-                (SERVO, ABSENT, False),
-            ):
-                right = 0
-                for prompt in prompts:
-                    ran = await passes(checks, questions, prompt, device)
-                    right += ran == want
-                    if ran and not want:
-                        through.add(prompt)
-                cells.append(f"{right}/{len(prompts)}")
-            print(f"| {label} | {' | '.join(cells)} | {', '.join(sorted(through))} |")
-            print(f"({time.perf_counter() - start:.0f} s)", file=sys.stderr)
+            for name, led, servo, absent in sets:
+                start = time.perf_counter()
+                cells, through = [], set()
+                for device, prompts, want in (
+                    (LED, led, True),
+                    (SERVO, servo, True),
+                    (LED, absent, False),
+                    (SERVO, absent, False),
+                ):
+                    right = 0
+                    for prompt in prompts:
+                        ran = await passes(checks, questions, prompt, device)
+                        right += ran == want
+                        if ran != want:
+                            through.add(prompt if ran else f"(refused) {prompt}")
+                    cells.append(f"{right}/{len(prompts)}")
+                seconds = time.perf_counter() - start
+                print(
+                    f"| {label} | {name} | {' | '.join(cells)} "
+                    f"| {', '.join(sorted(through))} | {seconds:.0f} |",
+                    flush=True,
+                )
         await readers(checks)
     finally:
         engine.close()
@@ -139,6 +191,7 @@ async def readers(checks: SideChecks) -> None:
     asked: dict[str, list[Question]] = {
         "reader (reader_question)": [reader_question],
         "topic, then reader, as the agent asks": [target_question, reader_question],
+        "topic request first, then reader (runs 13-14)": [topic_request_first, reader_question],
     }
     print()
     print("| question | read tool | reads run | changes refused | changes let through |")

@@ -39,6 +39,7 @@ from edgeagent.errors import (
     ModelNotFoundError,
 )
 from edgeagent.llm.base import CancelCheck, EngineStatus, GenerateRequest, Message
+from edgeagent.llm.kv_states import SideStates, load_seq_state, seq_state, shared_start
 from edgeagent.llm.prompt_cache import PromptStateCache, state_key
 from edgeagent.llm.text import ChatTemplate, StopFilter
 from edgeagent.tools.calls import CALL_TAGS
@@ -187,6 +188,7 @@ class LlamaCppEngine:
         # Side questions (GenerateRequest.aside) run in a second, small context over the
         # same memory-mapped weights, so the conversation's KV cache stays warm.
         self._aside: tuple[Llama, GrammarGate | None] | None = None
+        self._side_states = SideStates(llama_cpp)
         llm = self._llm
         source = llm.metadata.get("tokenizer.chat_template")
         if not source:
@@ -277,12 +279,7 @@ class LlamaCppEngine:
         """How many of ``tokens`` the KV cache already holds, from the start."""
         llm = self._llm
         assert llm is not None
-        prefix = 0
-        for have, want in zip(llm.input_ids[: llm.n_tokens], tokens, strict=False):
-            if have != want:
-                break
-            prefix += 1
-        return prefix
+        return shared_start(llm.input_ids[: llm.n_tokens].tolist(), tokens)
 
     def _prefill(self, tokens: list[int], cancelled: CancelCheck) -> bool:
         """Evaluate the new prompt tokens, reusing the cached prefix. False if cancelled."""
@@ -351,8 +348,12 @@ class LlamaCppEngine:
                 f"raise [llm.llamacpp] n_ctx or start a new conversation"
             )
         gate = self._gate(request.grammar) if request.grammar else None
+        if request.aside:
+            self._side_states.recall(llm, tokens)
         if not self._prefill(tokens, cancelled):
             return
+        if request.aside:
+            self._side_states.remember(llm, tokens)
         budget = min(request.max_tokens, n_ctx - len(tokens))
         decoder = codecs.getincrementaldecoder("utf-8")(errors="replace")
         stops = StopFilter((*request.stop, self.end_text))
@@ -423,11 +424,7 @@ class LlamaCppEngine:
     def _state_bytes(self) -> bytes:
         """The KV cache of the conversation's sequence, as llama.cpp serialises it."""
         assert self._llm is not None
-        ctx = self._llm._ctx.ctx
-        size = self._lc.llama_state_seq_get_size(ctx, 0)
-        buffer = (ctypes.c_uint8 * size)()
-        written = self._lc.llama_state_seq_get_data(ctx, buffer, size, 0)
-        return bytes(memoryview(buffer)[:written])
+        return seq_state(self._lc, self._llm)
 
     def _restore(self, states: PromptStateCache, key: str, tokens: list[int]) -> bool:
         """Load the stored state for ``tokens``; False (file discarded) when unusable."""
@@ -437,23 +434,16 @@ class LlamaCppEngine:
         if stored is None:
             return False
         payload = stored.payload
-        llm.n_tokens = 0
-        llm._ctx.kv_cache_seq_rm(-1, 0, -1)
-        loaded = 0
-        if stored.tokens == tokens and payload:
-            buffer = (ctypes.c_uint8 * len(payload)).from_buffer_copy(payload)
-            loaded = self._lc.llama_state_seq_set_data(llm._ctx.ctx, buffer, len(payload), 0)
-        if loaded != len(payload) or not payload:
+        if stored.tokens != tokens or not load_seq_state(self._lc, llm, payload, tokens):
+            llm.n_tokens = 0
+            llm._ctx.kv_cache_seq_rm(-1, 0, -1)
             log.warning(
                 "discarding the cached prompt state %s: it does not hold this prompt or "
-                "llama.cpp could not load it (%d of %d bytes, %d tokens); evaluating again",
-                states.path(key), loaded, len(payload), len(stored.tokens),
+                "llama.cpp could not load it (%d bytes, %d tokens); evaluating again",
+                states.path(key), len(payload), len(stored.tokens),
             )  # fmt: skip
-            llm._ctx.kv_cache_seq_rm(-1, 0, -1)
             states.discard(key)
             return False
-        llm.input_ids[: len(tokens)] = tokens
-        llm.n_tokens = len(tokens)
         return True
 
     # --- lifecycle --------------------------------------------------------------------

@@ -178,6 +178,27 @@ def test_bad_grammar_and_overflow_are_errors_not_crashes(engine: LlamaCppEngine)
     assert "".join(run(engine, [{"role": "user", "content": "hi"}], grammar=forced("fine")))
 
 
+def test_side_questions_about_one_device_reuse_its_start_when_others_come_between(
+    engine: LlamaCppEngine,
+) -> None:
+    from edgeagent.llm.kv_states import SideStates
+
+    def ask(device: str, request: str) -> str:
+        question = f"Answer yes or no: is this about {device}? " * 4 + f'Request: "{request}"'
+        said = run(engine, [{"role": "user", "content": question}], max_tokens=3, aside=True)
+        return "".join(said)
+
+    ask("the LED strip", "make it blue")
+    ask("the servo that turns the camera", "look left")
+    restored = ask("the LED strip", "fan on")
+    # Only the request and the template's end were evaluated, not the question again.
+    assert engine.stats.evaluated_tokens <= 12 < engine.stats.reused_tokens
+    engine._side_states = SideStates(engine._lc)  # forget them: evaluate it all again
+    ask("the servo that turns the camera", "look left")
+    assert ask("the LED strip", "fan on") == restored  # the restored cache was right
+    assert engine.stats.evaluated_tokens > 30
+
+
 def test_a_side_question_keeps_the_conversation_cache_warm(engine: LlamaCppEngine) -> None:
     conversation: list[Message] = [
         {"role": "system", "content": "You are terse. " * 20},
