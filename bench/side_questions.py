@@ -1,12 +1,11 @@
 """The side questions alone: how often the model, asked in one constrained word, says
 yes to a real device request and no to a request for a device that is not there.
 
-The check before an acting call (edgeagent/agent/checks.py) asks the question of
-``target_question``; a "no" refuses the call. Runs 2-14 asked it with the request first
-(``topic_request_first`` below) and, from run 8, a second question after it
-(``capability``); both are kept here to compare. Each question is asked alone for
-requests written for this benchmark (none of them is in bench/prompts/), and so is the
-pair, as runs 8-14 asked it:
+The checks before an acting call (edgeagent/agent/checks.py) ask the question of
+``target_question`` and then that of ``capability_question``; a "no" to either refuses
+the call. Here each question is asked alone for requests written for this benchmark
+(none of them is in bench/prompts/), and so is the pair, as the agent asks it; and so
+is ``topic_request_last``, tried as the only question on 2026-11-26 and not kept:
 
     .venv/bin/python bench/side_questions.py
 
@@ -26,7 +25,11 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parent.parent
 
 from edgeagent.agent.checks import SideChecks  # noqa: E402
-from edgeagent.agent.honesty import reader_question, target_question  # noqa: E402
+from edgeagent.agent.honesty import (  # noqa: E402
+    capability_question,
+    reader_question,
+    target_question,
+)
 from edgeagent.config_file import load_config  # noqa: E402
 from edgeagent.llm.base import InProcessLLM  # noqa: E402
 from edgeagent.llm.select import EngineSpec, create_engine, select_engine_spec  # noqa: E402
@@ -112,17 +115,12 @@ CHANGE_REQUESTS = [
 Question = Callable[[str, str], str]
 
 
-def topic_request_first(prompt: str, device: str) -> str:
-    """``target_question`` as runs 2-14 asked it."""
-    return f'Request: "{prompt}"\nIs this request about {device}? Answer yes or no.'
-
-
-def capability(prompt: str, device: str) -> str:
-    """The second question runs 8-14 asked before an acting call."""
-    return (
-        f'Device: {device}.\nRequest: "{prompt}"\n'
-        f"Can this device do what the request asks? Answer yes or no."
-    )
+def topic_request_last(prompt: str, device: str) -> str:
+    """The topic question with the request last, so that every question about one
+    device shares all the tokens before it (the side context keeps their KV states):
+    tried as the only question before a call on 2026-11-26, not kept (see
+    docs/benchmarks_accuracy.md)."""
+    return f'Answer yes or no: is this request about {device}?\nRequest: "{prompt}"'
 
 
 async def passes(checks: SideChecks, questions: list[Question], prompt: str, device: str) -> bool:
@@ -139,13 +137,10 @@ async def main() -> int:
     engine = create_engine(EngineSpec(spec.backend, {**spec.options, "n_threads": 2}))
     checks = SideChecks(llm=InProcessLLM(engine), registry=ToolRegistry())
     asked: dict[str, list[Question]] = {
-        "topic, request last (target_question, since run 15)": [target_question],
-        "topic, request first (runs 2-14)": [topic_request_first],
-        "capability (runs 8-14)": [capability],
-        "topic, request first, then capability, as runs 8-14 asked": [
-            topic_request_first,
-            capability,
-        ],
+        "topic (target_question)": [target_question],
+        "capability (capability_question)": [capability_question],
+        "both, as the agent asks": [target_question, capability_question],
+        "topic with the request last, tried alone": [topic_request_last],
     }
     sets = (
         ("first set", LED_REQUESTS, SERVO_REQUESTS, ABSENT),
@@ -191,7 +186,6 @@ async def readers(checks: SideChecks) -> None:
     asked: dict[str, list[Question]] = {
         "reader (reader_question)": [reader_question],
         "topic, then reader, as the agent asks": [target_question, reader_question],
-        "topic request first, then reader (runs 13-14)": [topic_request_first, reader_question],
     }
     print()
     print("| question | read tool | reads run | changes refused | changes let through |")

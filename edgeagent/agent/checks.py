@@ -19,6 +19,7 @@ from edgeagent.agent import honesty
 from edgeagent.agent.honesty import (
     YES_NO,
     calculation_question,
+    capability_question,
     reader_question,
     target_question,
 )
@@ -45,13 +46,8 @@ class SideChecks:
         request that, asked in one constrained word, it says the tool is not for; or,
         for a refused read tool, the call of another that fits (:meth:`instead`).
 
-        One question per call (:func:`~edgeagent.agent.honesty.target_question`): runs
-        8-14 asked an acting call a second one, whether the device can do what is
-        asked; the topic question with the request last refuses as many absent devices
-        alone, in a third of the prefill (its docstring has the figures).
-
         ``strict``, for a call the model made only when asked again after it refused
-        (a second look): a titled read tool faces ``reader_question`` too, and a
+        (a second look): a titled read tool faces the capability question too, and a
         refused one gives way to none. Without it "delete notes.txt", refused at first,
         ran ``ls notes.txt``: the topic question said it was about listing files.
 
@@ -69,9 +65,10 @@ class SideChecks:
             )
             log.info("target check: %r for %s -> %r", prompt[:60], tool.name, answer)
             acts = tool.kind is ToolKind.ACT
-            if answer == "yes" and tool.title and strict and not acts:
-                answer = await self.ask(reader_question(prompt, tool.title), session=session)
-                log.info("reader check: %r for %s -> %r", prompt[:60], tool.name, answer)
+            if answer == "yes" and tool.title and (acts or strict):
+                question = capability_question if acts else reader_question
+                answer = await self.ask(question(prompt, tool.title), session=session)
+                log.info("capability check: %r for %s -> %r", prompt[:60], tool.name, answer)
             if answer == "no" and acts:
                 return "I can't do that here: none of my devices can do that."
             if answer == "no" and strict:

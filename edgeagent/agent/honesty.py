@@ -188,19 +188,25 @@ def calculation_question(prompt: str) -> str:
 
 
 def target_question(prompt: str, device: str) -> str:
-    """The question before an acting call (and a titled read tool's): is the request
-    about ``device`` (a tool's title)? Asked alone, without the conversation: measured
-    on Qwen2.5-Coder-1.5B, the question in context, or as a choice between devices,
-    just agrees with the call.
+    """Asked alone, without the conversation: measured on Qwen2.5-Coder-1.5B, the
+    question in context, or as a choice between devices, just agrees with the call."""
+    return f'Request: "{prompt}"\nIs this request about {device}? Answer yes or no.'
 
-    The request comes last, so every question about the same device shares all the
-    tokens before it, which the side context keeps (only the request is evaluated).
-    Measured with ``bench/side_questions.py`` (its own requests, none of the accuracy
-    benchmark's), this one question lets through 68 of 70 real LED and servo requests
-    and refuses 80 of 88 calls for absent devices, where the request-first topic
-    question and a capability question asked after it (runs 8-14) let through 70 and
-    refused 77, in three times the prefill."""
-    return f'Answer yes or no: is this request about {device}?\nRequest: "{prompt}"'
+
+def capability_question(prompt: str, device: str) -> str:
+    """The second question before an acting call, asked only after a "yes" to
+    :func:`target_question`. Measured alone (bench/side_questions.py, requests written
+    for it, not the accuracy benchmark's): each question lets through requests for
+    devices that are not there (a fan, a vacuum, a thermostat), but mostly different
+    ones; together they let through half as many, and refuse no real LED or servo
+    request more. It costs a second side question per acting call (about 0.7 s of
+    prefill on 2 x86 cores). Tried: the request first, as in the first question, so
+    the side context could reuse that prefix; the model then said yes to every absent
+    device asked about the LED strip."""
+    return (
+        f'Device: {device}.\nRequest: "{prompt}"\n'
+        f"Can this device do what the request asks? Answer yes or no."
+    )
 
 
 def reader_question(prompt: str, title: str) -> str:

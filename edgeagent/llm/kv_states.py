@@ -1,11 +1,12 @@
 """A llama.cpp context's KV cache as bytes, and the side context's recent states.
 
-A side question (``GenerateRequest.aside``) puts the request last, so questions about
-the same tool share every token before it. The side context holds one sequence; when
-questions about different tools alternate (the LED's, then the servo's, then the LED's
-again) each would evaluate its whole fixed start again. :class:`SideStates` keeps the
-KV states of the last few questions (about 30 KB a token on Qwen2.5-1.5B) and restores
-the one that shares the longest start with the next, so only the request is evaluated.
+A side question (``GenerateRequest.aside``) runs in a small second context that holds
+one sequence. The agent's questions alternate (before an acting call, the topic
+question, then the capability question, which names the device first), so each would
+evaluate its whole start again. :class:`SideStates` keeps the KV states of the last few
+questions (about 30 KB a token on Qwen2.5-1.5B) and restores the one that shares the
+longest start with the next: the capability question then evaluates from the request
+on (about 15 of its 40 tokens fewer), and its answer is the same.
 """
 
 from __future__ import annotations

@@ -504,7 +504,7 @@ DISK = "how much disk space is left?"
 def machine_agent(answers: dict[str, str]) -> tuple[Agent, ScriptedEngine, Machine]:
     """The model calls ``free`` for DISK; ``answers``: title -> its side answer."""
     rules: list[Rule] = [
-        (re.escape(honesty.target_question(DISK, title)), answer)
+        (re.escape(f'Request: "{DISK}"\nIs this request about {title}?'), answer)
         for title, answer in answers.items()
     ]
     engine = ScriptedEngine(
@@ -547,40 +547,31 @@ class TitledStrip:
         return color
 
 
-def titled_agent(topic: str) -> tuple[Agent, TitledStrip, ScriptedEngine]:
+def titled_agent(topic: str, capability: str) -> tuple[Agent, TitledStrip]:
     strip = TitledStrip()
     engine = ScriptedEngine(
         [
-            (r"is this request about the LED strip\?", topic),
+            (r"Is this request about the LED strip\?", topic),
+            (r"Device: the LED strip\.\nRequest: .*\nCan this device do", capability),
             (r"(?i)fan|blue", fence("led", color="blue")),
         ],
         default="Okay.",
         context_window=4096,
     )
     agent = plain_agent(InProcessLLM(engine), strip, check_target=True)
-    return agent, strip, engine
+    return agent, strip
 
 
-def test_an_acting_call_asks_one_side_question_and_runs_only_on_yes() -> None:
-    # Asked alone whether "turn on the fan" is about the LED strip, the model says no.
-    agent, strip, engine = titled_agent("no")
+def test_an_acting_call_runs_only_when_the_device_can_do_it_too() -> None:
+    # "turn on the fan" is "about" the LED strip to the model (it has lights that
+    # turn on); asked whether the strip can do it, it says no.
+    agent, strip = titled_agent("yes", "no")
     answer = final(run_turn(agent, "turn on the fan"))
     assert strip.commands == [] and answer.tool_calls == []
     assert answer.text == "I can't do that here: none of my devices can do that."
-    agent, strip, engine = titled_agent("yes")
+    agent, strip = titled_agent("yes", "yes")
     assert final(run_turn(agent, "make it blue")).text == "The LED strip is now blue."
     assert strip.commands == ["blue"]
-    asked = [r.messages[0]["content"] for r in engine.requests if r.aside]
-    assert asked == [honesty.target_question("make it blue", "the LED strip")]
-
-
-def test_a_side_question_ends_with_the_request() -> None:
-    # So questions about one device share every token before it (the side context
-    # keeps them) and only the request is evaluated.
-    led = honesty.target_question("make it blue", "the LED strip")
-    fan = honesty.target_question("turn on the fan", "the LED strip")
-    assert led.endswith('"make it blue"') and fan.endswith('"turn on the fan"')
-    assert led.removesuffix('"make it blue"') == fan.removesuffix('"turn on the fan"')
 
 
 @pytest.mark.parametrize(
@@ -670,7 +661,7 @@ def test_a_place_no_user_message_named_is_asked_for_not_made_up() -> None:
 def test_a_side_question_is_decided_by_its_first_token(said: str, answer: str) -> None:
     # Under the yes/no grammar the first token already decides ("y" can only become
     # "yes"), so one token is asked for; a word that is neither is no answer at all.
-    engine = ScriptedEngine([(r"is this request about", said)], default="")
+    engine = ScriptedEngine([(r"Is this request about", said)], default="")
     checks = SideChecks(llm=InProcessLLM(engine), registry=ToolRegistry())
     question = honesty.target_question("make it blue", "the LED strip")
     assert asyncio.run(checks.ask(question, session="s")) == answer
