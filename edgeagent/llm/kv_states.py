@@ -6,7 +6,9 @@ question, then the capability question, which names the device first), so each w
 evaluate its whole start again. :class:`SideStates` keeps the KV states of the last few
 questions (about 30 KB a token on Qwen2.5-1.5B) and restores the one that shares the
 longest start with the next: the capability question then evaluates from the request
-on (about 15 of its 40 tokens fewer), and its answer is the same.
+on (23 of its 41 tokens). A start restored from an earlier evaluation is not
+bit-identical to one evaluated with the rest of the prompt, so a close call can flip
+(docs/benchmarks_accuracy.md, "The side questions alone").
 """
 
 from __future__ import annotations
