@@ -186,7 +186,8 @@ class LlamaCppEngine:
             verbose=False,
         )
         # Side questions (GenerateRequest.aside) run in a second, small context over the
-        # same memory-mapped weights, so the conversation's KV cache stays warm.
+        # same memory-mapped weights, so the conversation's KV cache stays warm; the KV
+        # states of its last questions are kept, for the next that starts the same way.
         self._aside: tuple[Llama, GrammarGate | None] | None = None
         self._side_states = SideStates(llama_cpp)
         llm = self._llm
