@@ -72,26 +72,21 @@ class SideStates:
         self._keep = keep
         self._states: OrderedDict[tuple[int, ...], bytes] = OrderedDict()
 
-    def __len__(self) -> int:
-        return len(self._states)
-
-    def recall(self, llm: Llama, tokens: Sequence[int]) -> int:
+    def recall(self, llm: Llama, tokens: Sequence[int]) -> None:
         """Restore the kept state that shares the most of ``tokens``' start, when it
-        shares more than ``llm`` holds now; the tokens now held in common."""
-        held = shared_start(llm.input_ids[: llm.n_tokens].tolist(), tokens)
-        best, best_len = None, held
+        shares more than ``llm`` holds now (the prefill then evaluates the rest)."""
+        best, best_len = None, shared_start(llm.input_ids[: llm.n_tokens].tolist(), tokens)
         for key in self._states:
             common = shared_start(key, tokens)
             if common > best_len:
                 best, best_len = key, common
         if best is None:
-            return held
-        if not load_seq_state(self._lc, llm, self._states[best], best):
+            return
+        if load_seq_state(self._lc, llm, self._states[best], best):
+            self._states.move_to_end(best)
+        else:
             log.warning("llama.cpp could not load a side question's kept state; dropped")
             del self._states[best]
-            return 0
-        self._states.move_to_end(best)
-        return best_len
 
     def remember(self, llm: Llama, tokens: Sequence[int]) -> None:
         """Keep the state of ``tokens``, which ``llm`` has just evaluated."""
