@@ -11,7 +11,11 @@ scores each turn by what a user would notice; bench/report.py writes the Markdow
     .venv/bin/python bench/accuracy.py [--prompts bench/prompts/conversations.jsonl]
         [--split dev|holdout|all] [--limit N] [--only c001,c007] [--variants default,grammar]
         [--resume] [--results bench/results] [--write docs/benchmarks_accuracy.md]
-        [--report-only]
+        [--report-only] [--pause SECONDS]
+
+``--pause`` waits before each turn, as a person reading the last answer and typing the
+next prompt does; the model is idle meanwhile, and ``[agent] read_ahead`` uses that time.
+A turn's time is still measured from its prompt to its answer.
 
 Variants ``many_tools`` and ``many_tools_selected`` load the 32 remote-style tools of
 bench/extra_tools.py too, without and with tool selection; bench/selection_report.py
@@ -102,6 +106,10 @@ class TimedLLM:
         self.generations: list[dict[str, Any]] = []
 
     async def stream(self, request: GenerateRequest) -> AsyncIterator[str]:
+        if request.ahead:  # between turns, not a generation of the turn
+            async for piece in self.inner.stream(request):
+                yield piece
+            return
         start = time.perf_counter()
         first: float | None = None
         pieces: list[str] = []
@@ -211,6 +219,8 @@ class Bench:
     executor: ToolExecutor
     llm: TimedLLM
     context: JudgeContext
+    pause_s: float = 0.0
+    """Before each turn: a person reading the last answer and typing the next prompt."""
 
 
 def judge_context(registry: ToolRegistry, system_prompt: str) -> JudgeContext:
@@ -269,6 +279,7 @@ async def run_conversation(bench: Bench, spec: Mapping[str, Any]) -> list[dict[s
     conversation = bench.agent.new_conversation(f"bench-{spec['id']}")
     records: list[dict[str, Any]] = []
     for number, turn in enumerate(spec["turns"], start=1):
+        await asyncio.sleep(bench.pause_s)
         record = {
             "conversation": spec["id"],
             "split": spec["split"],
@@ -314,6 +325,8 @@ async def _settings(bench: Bench, config: Config, threads: int | None) -> dict[s
         "n_ctx": config.llm.llamacpp.n_ctx,
         "n_threads": threads,
         "grammar": agent.grammar is not None,
+        "read_ahead": agent.read_ahead,
+        "pause_s": bench.pause_s,
         "call_format": agent.call_format.name,
         "system_prompt": agent.system_prompt,
         "system_prompt_tokens": await llm.count_tokens(system),
@@ -333,6 +346,7 @@ async def run_variant(
     mode: str,
     threads: int | None = None,
     prompts_file: str = "",
+    pause_s: float = 0.0,
 ) -> None:
     """Run ``conversations`` under ``variant`` with the model ``llm_for`` gives; ``mode``:
     fresh | resume | only (see the module docstring)."""
@@ -350,7 +364,8 @@ async def run_variant(
             build_runtime(config, tools=offline.tools, llm=llm)
         )
         agent, executor = runtime.agent, runtime.executor
-        bench = Bench(agent, executor, llm, judge_context(registry, agent.system_prompt))
+        context = judge_context(registry, agent.system_prompt)
+        bench = Bench(agent, executor, llm, context, pause_s=pause_s)
         data.update(
             variant=variant,
             prompts=prompts_file,
@@ -403,6 +418,9 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--resume", action="store_true", help="skip conversations already run")
     parser.add_argument("--results", type=Path, default=RESULTS)
     parser.add_argument("--threads", type=int, default=THREADS)
+    parser.add_argument(
+        "--pause", type=float, default=0.0, help="seconds before each turn (reading, typing)"
+    )
     parser.add_argument("--report-only", action="store_true")
     parser.add_argument("--write", type=Path, default=None, help="write the report here")
     args = parser.parse_args(argv)
@@ -429,6 +447,7 @@ def main(argv: list[str] | None = None) -> int:
                         mode=mode,
                         threads=args.threads,
                         prompts_file=_shown(args.prompts),
+                        pause_s=args.pause,
                     )
                 )
         finally:

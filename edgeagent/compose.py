@@ -386,6 +386,7 @@ def build_agent(
         decline=offers_decline,
         check_target=config.agent.check_target,
         selector=selector,
+        read_ahead=config.agent.read_ahead,
     )
 
 
@@ -446,6 +447,7 @@ async def build_runtime(
             loading.cancel()  # when the tools failed first; a no-op once it is done
             await asyncio.gather(loading, return_exceptions=True)
         agent = build_agent(config, llm=llm, executor=executor, registry=tools.registry)
+        stack.push_async_callback(_logged, "stop reading ahead", agent.stop_reading_ahead)
         yield Runtime(tools, executor, llm, agent)
 
 

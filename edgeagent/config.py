@@ -192,6 +192,9 @@ class AgentConfig(Section):
     check_target: StrictBool = True
     """Before an acting tool runs, ask the model in one constrained word which device
     the request is about; "none" refuses the call (restraint)."""
+    read_ahead: StrictBool = True
+    """After a turn of a conversation, once the model is idle, read the turn's tool
+    results and answer into its context, so the next turn evaluates only its prompt."""
     max_steps: StrictInt = Field(5, ge=1, le=50)
     max_calls_per_step: StrictInt = Field(4, ge=1, le=32)
     """Calls run from one model reply; the rest are refused and the model is told why."""

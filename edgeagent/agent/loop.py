@@ -9,6 +9,7 @@ guard, a context overflow or a backend failure end the turn with an error.
 
 from __future__ import annotations
 
+import asyncio
 import contextlib
 import dataclasses
 import json
@@ -41,6 +42,10 @@ from edgeagent.tools.tool import ToolResult
 log = logging.getLogger(__name__)
 
 DEFAULT_MAX_TOOL_CHARS = 4000
+READ_AHEAD_IDLE_S = 0.3
+"""How long the model must be idle after a turn before it reads the turn's end ahead: a
+client that sends its next prompt sooner gains nothing from it, so it does not wait
+for a read-ahead chunk either."""
 
 
 def _signature(call: ToolCall) -> str:
@@ -92,6 +97,7 @@ class Agent:
         decline: bool = False,
         check_target: bool = False,
         selector: ToolSelector | None = None,
+        read_ahead: bool = False,
     ) -> None:
         if max_steps < 1:
             raise ValueError(f"max_steps must be at least 1, got {max_steps}")
@@ -119,7 +125,11 @@ class Agent:
         """Ask the model alone whether the request is about an acting tool's device."""
         self.selector = selector
         """Chooses each turn's tools when the manifest of all of them is over budget."""
+        self.read_ahead = read_ahead
+        """After a turn of a conversation, read its tool results and answer into the
+        model's context while the user reads and types (GenerateRequest.ahead)."""
         self.checks = SideChecks(llm=llm, registry=executor.registry)
+        self._ahead: asyncio.Task[None] | None = None
 
     def new_conversation(self, session_id: str | None = None) -> Conversation:
         """A conversation that starts with this agent's system prompt and primer."""
@@ -135,6 +145,7 @@ class Agent:
     ) -> AsyncIterator[Event]:
         """One turn: stream events; end with exactly one FinalAnswer or ErrorEvent, which
         carries the turn's figures (``stats``)."""
+        await self.stop_reading_ahead()
         meter = TurnMeter()
         stream = self._turn(prompt, conversation=conversation, frontend=frontend, meter=meter)
         async with contextlib.aclosing(stream):
@@ -142,6 +153,33 @@ class Agent:
                 if isinstance(event, FinalAnswer | ErrorEvent):
                     event = dataclasses.replace(event, stats=meter.stats())
                 yield event
+        if self.read_ahead and not conversation.one_shot:
+            messages = list(conversation.messages)
+            self._ahead = asyncio.create_task(
+                self._read_ahead(messages, conversation.id), name="edgeagent-read-ahead"
+            )
+
+    async def _read_ahead(self, messages: list[Message], session: str) -> None:
+        """Once the model has been idle :data:`READ_AHEAD_IDLE_S`, have it evaluate the
+        conversation so far: the next turn then evaluates only its prompt (the tool
+        results and the built answer of a turn are otherwise read at the next one).
+        The next turn, or any other, interrupts it (:meth:`stop_reading_ahead`)."""
+        await asyncio.sleep(READ_AHEAD_IDLE_S)
+        request = GenerateRequest(messages=messages, session=session, ahead=True)
+        try:
+            async for _ in self.llm.stream(request):
+                pass
+        except LLMError as exc:  # the next turn reads the same messages itself
+            log.info("reading ahead failed: %s", exc)
+        except Exception:  # a backend bug: logged, and the next turn goes on
+            log.exception("reading ahead raised")
+
+    async def stop_reading_ahead(self) -> None:
+        """Interrupt a read-ahead and wait until the model is free (at most one chunk)."""
+        task, self._ahead = self._ahead, None
+        if task is not None and not task.done():
+            task.cancel()
+            await asyncio.wait([task])
 
     async def _turn(
         self, prompt: str, *, conversation: Conversation, frontend: str, meter: TurnMeter

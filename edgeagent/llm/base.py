@@ -51,6 +51,10 @@ class GenerateRequest:
     aside: bool = False
     """A short side question outside the conversation: an engine that caches the
     conversation's context (llama.cpp) answers it without evicting that cache."""
+    ahead: bool = False
+    """Read ahead: generate nothing, only take ``messages`` (a conversation after its
+    latest turn) into the context, so the turn that continues them evaluates only its
+    own prompt. An engine that keeps no context between requests does nothing."""
 
 
 @dataclass

@@ -343,6 +343,8 @@ class HailoEngine:
         llm = self._require_open()
         if self._busy:
             raise LLMError("the Hailo engine runs one generation at a time; finish the first")
+        if request.ahead:
+            return  # not done here: the device's prefill API is unmeasured (docs/benchmarks.md)
         if request.aside:
             yield from self._aside(llm, request, cancelled)
             return

@@ -165,6 +165,8 @@ class HTTPEngine:
     def generate(self, request: GenerateRequest, *, cancelled: CancelCheck) -> Iterator[str]:
         if self._closed:
             raise LLMError(f"the HTTP engine for {self.url} is closed")
+        if request.ahead:
+            return  # the server keeps (or does not keep) its own cache
         tools = request.tools if request.tools and self._tools_ok is not False else None
         try:
             yield from self._stream(request, tools, cancelled)

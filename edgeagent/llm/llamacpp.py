@@ -23,7 +23,6 @@ Three things here matter more than they look:
 from __future__ import annotations
 
 import codecs
-import ctypes
 import logging
 import re
 import time
@@ -39,6 +38,7 @@ from edgeagent.errors import (
     ModelNotFoundError,
 )
 from edgeagent.llm.base import CancelCheck, EngineStatus, GenerateRequest, Message
+from edgeagent.llm.grammar_gate import GrammarGate
 from edgeagent.llm.kv_states import SideStates, load_seq_state, seq_state, shared_start
 from edgeagent.llm.prompt_cache import PromptStateCache, state_key
 from edgeagent.llm.text import ChatTemplate, StopFilter
@@ -51,6 +51,9 @@ log = logging.getLogger(__name__)
 
 # Prompt tokens evaluated per llama.cpp call; between chunks a cancel is noticed.
 PREFILL_CHUNK = 128
+# The same for a read-ahead (GenerateRequest.ahead), which a new request interrupts: on
+# two x86 cores 32 tokens take about 1 s (32 ms a token; 27 ms in chunks of 128).
+AHEAD_CHUNK = 32
 # Context and batch for side questions (GenerateRequest.aside): one short question.
 # Measured on Qwen2.5-Coder-1.5B Q4_K_M: the side context adds about 700 MB of anonymous
 # memory, because llama.cpp repacks the weights per model instance (docs/benchmarks.md).
@@ -79,66 +82,6 @@ class PrimeStats:
     seconds: float = 0.0
     cached: bool = False
     """Whether a state file holds it now, for the next start."""
-
-
-class GrammarGate:
-    """A llama.cpp grammar sampler used as a check, and as a filter only when needed."""
-
-    def __init__(self, lc: Any, llm: Llama, source: str) -> None:
-        import numpy as np
-
-        self.source = source
-        self._lc = lc
-        self._llm = llm
-        # Checked here: llama.cpp aborts the process when handed a NULL sampler.
-        self._sampler = lc.llama_sampler_init_grammar(
-            llm._model.vocab, source.encode("utf-8"), b"root"
-        )
-        if not self._sampler:
-            first = source.splitlines()[0] if source else ""
-            raise LLMError(
-                f"llama.cpp rejected the tool grammar (first line {first!r}); the parse error "
-                f"is in the log above. Fix the grammar or disable [llm.llamacpp] grammar"
-            )
-        n_vocab = llm.n_vocab()
-        self._one = (lc.llama_token_data * 1)()
-        self._all = (lc.llama_token_data * n_vocab)()
-        self._view = np.ctypeslib.as_array(self._all)
-        self._view["id"] = np.arange(n_vocab, dtype=np.int32)
-        self._n_vocab = n_vocab
-
-    def allows(self, token: int) -> bool:
-        lc = self._lc
-        self._one[0].id, self._one[0].logit, self._one[0].p = token, 0.0, 0.0
-        array = lc.llama_token_data_array(self._one, 1, -1, False)
-        lc.llama_sampler_apply(self._sampler, ctypes.byref(array))
-        return bool(self._one[0].logit != float("-inf"))
-
-    def constrained_choice(self, chain: Any) -> int:
-        """Apply the grammar to every token's logit, then let ``chain`` choose."""
-        import numpy as np
-
-        lc = self._lc
-        logits = lc.llama_get_logits_ith(self._llm._ctx.ctx, -1)
-        self._view["logit"] = np.ctypeslib.as_array(logits, shape=(self._n_vocab,))
-        self._view["p"] = 0.0
-        array = lc.llama_token_data_array(self._all, self._n_vocab, -1, False)
-        lc.llama_sampler_apply(self._sampler, ctypes.byref(array))
-        lc.llama_sampler_apply(chain.sampler, ctypes.byref(array))
-        token = int(self._all[array.selected].id)
-        chain.accept(token)
-        return token
-
-    def accept(self, token: int) -> None:
-        self._lc.llama_sampler_accept(self._sampler, token)
-
-    def reset(self) -> None:
-        self._lc.llama_sampler_reset(self._sampler)
-
-    def close(self) -> None:
-        sampler, self._sampler = self._sampler, None
-        if sampler:
-            self._lc.llama_sampler_free(sampler)
 
 
 class LlamaCppEngine:
@@ -214,6 +157,8 @@ class LlamaCppEngine:
         self._markers = {} if plain_markers else self._special_markers()
         self._grammar: GrammarGate | None = None
         self.stats = EvalStats()
+        self.read_ahead_tokens = 0
+        """What the last read-ahead evaluated (GenerateRequest.ahead)."""
 
     # --- tokenization -----------------------------------------------------------------
 
@@ -315,6 +260,9 @@ class LlamaCppEngine:
     def generate(self, request: GenerateRequest, *, cancelled: CancelCheck) -> Iterator[str]:
         if self._llm is None:
             raise LLMError("the llama.cpp engine is closed")
+        if request.ahead:
+            self._read_ahead(request.messages, cancelled)
+            return
         if not request.aside:
             yield from self._generate(request, cancelled)
             return
@@ -337,6 +285,23 @@ class LlamaCppEngine:
             n_batch=ASIDE_BATCH,
             verbose=False,
         )
+
+    def _read_ahead(self, messages: Sequence[Message], cancelled: CancelCheck) -> None:
+        """Evaluate what the cache lacks of ``messages``, in small chunks so that a new
+        request waits at most one; ``stats`` keep describing the last generation."""
+        llm = self._llm
+        assert llm is not None
+        tokens = self.tokenize_messages(messages, add_generation_prompt=False)
+        if len(tokens) >= llm.n_ctx():
+            return  # the next turn trims the history first (agent.context)
+        held = self._held_prefix(tokens)
+        llm.n_tokens = held  # eval() drops every cached position from n_tokens on
+        for start in range(held, len(tokens), AHEAD_CHUNK):
+            if cancelled():
+                break
+            llm.eval(tokens[start : start + AHEAD_CHUNK])
+        self.read_ahead_tokens = llm.n_tokens - held
+        log.debug("read ahead %d of %d tokens", self.read_ahead_tokens, len(tokens) - held)
 
     def _generate(self, request: GenerateRequest, cancelled: CancelCheck) -> Iterator[str]:
         llm = self._llm
@@ -461,6 +426,7 @@ class LlamaCppEngine:
                 "last_reused_tokens": self.stats.reused_tokens,
                 "last_evaluated_tokens": self.stats.evaluated_tokens,
                 "last_generated_tokens": self.stats.generated_tokens,
+                "last_read_ahead_tokens": self.read_ahead_tokens,
                 "plain_markers": self.plain_markers,
                 "prime": self.primed.source,
                 "primed_tokens": self.primed.tokens,

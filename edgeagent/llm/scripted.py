@@ -83,6 +83,7 @@ class ScriptedEngine:
         self.model = model
         # Bounded, so a long load benchmark does not grow memory without limit.
         self.requests: deque[GenerateRequest] = deque(maxlen=64)
+        self.read_aheads: deque[GenerateRequest] = deque(maxlen=64)
         self.generations = 0
         self.closed = False
 
@@ -159,6 +160,9 @@ class ScriptedEngine:
         return self.default
 
     def generate(self, request: GenerateRequest, *, cancelled: CancelCheck) -> Iterator[str]:
+        if request.ahead:  # no context to read into; kept for tests to see
+            self.read_aheads.append(request)
+            return
         self.requests.append(request)
         self.generations += 1
         text = self.reply_for(request.messages)

@@ -211,3 +211,40 @@ def test_a_side_question_keeps_the_conversation_cache_warm(engine: LlamaCppEngin
     run(engine, [*conversation, {"role": "assistant", "content": "Red."}], max_tokens=2)
     # The whole earlier prompt was still cached: the side question did not evict it.
     assert engine.stats.reused_tokens >= held - 1
+
+
+def test_reading_ahead_leaves_the_next_turn_only_its_prompt(engine: LlamaCppEngine) -> None:
+    system: Message = {"role": "system", "content": "You are a terse assistant. " * 20}
+    turn1: list[Message] = [system, {"role": "user", "content": "Name a colour."}]
+    run(engine, turn1, max_tokens=4)
+    before = engine.stats
+    # The turn ended with a tool result and an answer the model never saw.
+    history: list[Message] = [
+        *turn1,
+        {"role": "assistant", "content": "I set it."},
+        {"role": "tool", "content": '{"ok": true, "result": {"color": "red", "on": true}}'},
+        {"role": "assistant", "content": "The LED strip is now red."},
+    ]
+    assert run(engine, history, ahead=True) == []  # nothing generated
+    assert engine.stats == before  # the stats describe the last generation still
+    read = engine.read_ahead_tokens
+    assert read > 20
+
+    turn2: list[Message] = [*history, {"role": "user", "content": "Why?"}]
+    run(engine, turn2, max_tokens=2)
+    held = len(engine.tokenize_messages(history, add_generation_prompt=False))
+    assert engine.stats.reused_tokens >= held
+    assert engine.stats.evaluated_tokens <= engine.stats.prompt_tokens - held
+
+
+def test_a_new_request_interrupts_a_read_ahead_after_one_chunk(engine: LlamaCppEngine) -> None:
+    from edgeagent.llm.llamacpp import AHEAD_CHUNK
+
+    history: list[Message] = [
+        {"role": "system", "content": "Be brief."},
+        {"role": "user", "content": "Tell me something long. " * 30},
+    ]
+    checks = iter([False])  # the first check lets one chunk through, then a request came
+    request = GenerateRequest(messages=history, ahead=True)
+    assert list(engine.generate(request, cancelled=lambda: next(checks, True))) == []
+    assert engine.read_ahead_tokens == AHEAD_CHUNK
