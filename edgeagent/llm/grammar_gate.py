@@ -17,6 +17,11 @@ if TYPE_CHECKING:
     from llama_cpp import Llama
 
 
+GREEDY_CANDIDATES = 64
+"""The likeliest tokens a greedy constrained step checks one by one before it walks the
+whole vocabulary through the grammar."""
+
+
 class GrammarGate:
     """A llama.cpp grammar sampler used as a check, and as a filter only when needed."""
 
@@ -50,13 +55,27 @@ class GrammarGate:
         lc.llama_sampler_apply(self._sampler, ctypes.byref(array))
         return bool(self._one[0].logit != float("-inf"))
 
-    def constrained_choice(self, chain: Any) -> int:
-        """Apply the grammar to every token's logit, then let ``chain`` choose."""
+    def constrained_choice(self, chain: Any, *, greedy: bool = False) -> int:
+        """Apply the grammar to every token's logit, then let ``chain`` choose.
+
+        A ``greedy`` chain chooses the likeliest token the grammar allows: when one of
+        the :data:`GREEDY_CANDIDATES` likeliest is allowed, it is that one, found with as
+        many one-token checks instead of the grammar walking the whole vocabulary (a
+        side question's free "Yes" against the grammar's "yes": 47 ms on two cores)."""
         import numpy as np
 
         lc = self._lc
-        logits = lc.llama_get_logits_ith(self._llm._ctx.ctx, -1)
-        self._view["logit"] = np.ctypeslib.as_array(logits, shape=(self._n_vocab,))
+        logits = np.ctypeslib.as_array(
+            lc.llama_get_logits_ith(self._llm._ctx.ctx, -1), shape=(self._n_vocab,)
+        )
+        if greedy:
+            top = np.argpartition(logits, -GREEDY_CANDIDATES)[-GREEDY_CANDIDATES:]
+            top.sort()  # by id, so that among equal logits the first wins, as greedy's
+            for token in top[np.argsort(-logits[top], kind="stable")]:
+                if self.allows(int(token)):
+                    chain.accept(int(token))
+                    return int(token)
+        self._view["logit"] = logits
         self._view["p"] = 0.0
         array = lc.llama_token_data_array(self._all, self._n_vocab, -1, False)
         lc.llama_sampler_apply(self._sampler, ctypes.byref(array))

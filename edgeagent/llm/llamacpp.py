@@ -244,7 +244,7 @@ class LlamaCppEngine:
             llm.eval(pending[start : start + PREFILL_CHUNK])
         return True
 
-    def _sample(self, chain: Any, gate: GrammarGate | None) -> int:
+    def _sample(self, chain: Any, gate: GrammarGate | None, *, greedy: bool) -> int:
         """Sample freely; consult the grammar only when the free choice breaks it.
 
         Checking one token is cheap; constraining the whole vocabulary (50-150k tokens
@@ -255,7 +255,7 @@ class LlamaCppEngine:
         token = int(chain.sample(llm._ctx, -1))
         if gate is None or gate.allows(token):
             return token
-        return gate.constrained_choice(chain)
+        return gate.constrained_choice(chain, greedy=greedy)
 
     def generate(self, request: GenerateRequest, *, cancelled: CancelCheck) -> Iterator[str]:
         if self._llm is None:
@@ -327,7 +327,7 @@ class LlamaCppEngine:
         vocab = llm._model.vocab
         try:
             while self.stats.generated_tokens < budget and not cancelled():
-                token = self._sample(chain, gate)
+                token = self._sample(chain, gate, greedy=request.temperature == 0)
                 if self._lc.llama_vocab_is_eog(vocab, token):
                     break
                 if gate is not None:

@@ -248,3 +248,29 @@ def test_a_new_request_interrupts_a_read_ahead_after_one_chunk(engine: LlamaCppE
     request = GenerateRequest(messages=history, ahead=True)
     assert list(engine.generate(request, cancelled=lambda: next(checks, True))) == []
     assert engine.read_ahead_tokens == AHEAD_CHUNK
+
+
+def test_a_greedy_constrained_step_picks_what_the_whole_vocabulary_walk_picks(
+    engine: LlamaCppEngine, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from edgeagent.llm.grammar_gate import GrammarGate
+
+    questions = ["Is the sky green?", "Is water wet?", "Write a poem about rust.", "Hi!"]
+    grammars = ['root ::= "yes" | "no"\n', "root ::= [a-z ]+\n"]  # the free choice breaks both
+    walk = GrammarGate.constrained_choice
+    fast_steps: list[int] = []
+
+    def spy(self: GrammarGate, chain: object, *, greedy: bool = False) -> int:
+        fast_steps.append(greedy)
+        return walk(self, chain, greedy=greedy and not slow)
+
+    monkeypatch.setattr(GrammarGate, "constrained_choice", spy)
+    answers: dict[bool, list[str]] = {}
+    for slow in (False, True):
+        answers[slow] = [
+            "".join(run(engine, [{"role": "user", "content": q}], grammar=g, max_tokens=6))
+            for q in questions
+            for g in grammars
+        ]
+    assert answers[False] == answers[True]
+    assert sum(fast_steps) >= 8  # the free choice was refused often enough to matter
