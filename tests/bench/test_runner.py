@@ -40,13 +40,17 @@ def engine() -> ScriptedEngine:
     return ScriptedEngine([reply], default="You're welcome!")
 
 
-def run(engine: ScriptedEngine, results: Path, mode: str, ids: Sequence[str]) -> None:
+def run(
+    engine: ScriptedEngine, results: Path, mode: str, ids: Sequence[str], pause_s: float = 0.0
+) -> None:
     chosen = [c for c in load_conversations(FIXTURE) if c["id"] in ids]
 
     def llm_for(config: Config) -> TimedLLM:
         return TimedLLM(engine, generated_tokens=lambda: 0)
 
-    asyncio.run(run_variant("default", chosen, llm_for=llm_for, results=results, mode=mode))
+    asyncio.run(
+        run_variant("default", chosen, llm_for=llm_for, results=results, mode=mode, pause_s=pause_s)
+    )
 
 
 def test_conversations_run_turn_after_turn_and_are_judged(
@@ -97,6 +101,23 @@ def test_resume_skips_what_ran_and_only_reruns_the_named(
     assert len(json.loads((tmp_path / "default.json").read_text())["conversations"]) == 2
     run(engine, tmp_path, "fresh", ["t-led"])
     assert list(json.loads((tmp_path / "default.json").read_text())["conversations"]) == ["t-led"]
+
+
+def test_a_pause_lets_the_model_read_ahead_outside_the_turns_records(
+    engine: ScriptedEngine, tmp_path: Path
+) -> None:
+    run(engine, tmp_path / "back_to_back", "fresh", ["t-mixed"])
+    assert not engine.read_aheads  # the next prompt came before the model was idle
+    run(engine, tmp_path / "paused", "fresh", ["t-mixed"], pause_s=0.4)
+    assert len(engine.read_aheads) == 2  # after turns 1 and 2; the run ends after 3
+
+    def turns(name: str) -> list[int]:
+        data = json.loads((tmp_path / name / "default.json").read_text())
+        return [len(r["generations"]) for r in data["conversations"]["t-mixed"]]
+
+    assert turns("paused") == turns("back_to_back")  # no read-ahead counted in a turn
+    settings = json.loads((tmp_path / "paused" / "default.json").read_text())["settings"]
+    assert settings["pause_s"] == 0.4 and settings["read_ahead"] is True
 
 
 def test_the_report_has_every_table(engine: ScriptedEngine, tmp_path: Path) -> None:
