@@ -344,7 +344,7 @@ class HailoEngine:
         if self._busy:
             raise LLMError("the Hailo engine runs one generation at a time; finish the first")
         if request.ahead:
-            return  # not done here: the device's prefill API is unmeasured (docs/benchmarks.md)
+            return  # not done on the Hailo yet: reading without generating is untried there
         if request.aside:
             yield from self._aside(llm, request, cancelled)
             return
