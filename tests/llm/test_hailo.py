@@ -383,3 +383,17 @@ def test_prime_restores_the_primed_context_before_the_first_turn(
     assert len(fake_hailo.DEVICE.events("load_context")) == loads
     sent = prompts(fake_hailo.DEVICE)
     assert len(sent) == 1 and "Hello" in sent[0] and SYSTEM["content"] not in sent[0]
+
+
+def test_a_read_ahead_sends_nothing_to_the_device(
+    make_engine: Callable[..., HailoEngine], fake_hailo: Any
+) -> None:
+    engine = make_engine()
+    first = [SYSTEM, {"role": "user", "content": "What is the capital of France?"}]
+    reply = run(engine, first)
+    sent = prompts(fake_hailo.DEVICE)
+    history = [*first, {"role": "assistant", "content": reply}]
+    assert run(engine, history, ahead=True) == ""
+    assert prompts(fake_hailo.DEVICE) == sent  # untried on the Hailo: nothing happens
+    run(engine, [*history, {"role": "user", "content": "And of Spain?"}])
+    assert "And of Spain?" in prompts(fake_hailo.DEVICE)[-1]

@@ -138,6 +138,12 @@ def test_ollama_streams_the_recorded_answer_piece_by_piece(ollama: OllamaReplay)
     assert sent["options"] == {"temperature": 0.0, "num_predict": 42, "stop": ["\n\n"]}
 
 
+def test_a_read_ahead_sends_the_server_nothing(ollama: OllamaReplay) -> None:
+    with ollama_engine(ollama) as engine:
+        assert collect(engine, ahead=True) == []
+    assert ollama.requests == []  # the server keeps (or does not keep) its own cache
+
+
 def test_ollama_native_tool_calls_become_canonical_call_text(ollama: OllamaReplay) -> None:
     with ollama_engine(ollama, "tool-caller", native_tools="auto") as engine:
         text = "".join(collect(engine, tools=TOOLS))
