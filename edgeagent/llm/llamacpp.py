@@ -227,22 +227,28 @@ class LlamaCppEngine:
         assert llm is not None
         return shared_start(llm.input_ids[: llm.n_tokens].tolist(), tokens)
 
-    def _prefill(self, tokens: list[int], cancelled: CancelCheck) -> bool:
-        """Evaluate the new prompt tokens, reusing the cached prefix. False if cancelled."""
+    def _evaluate(
+        self, tokens: list[int], held: int, cancelled: CancelCheck, *, chunk: int = PREFILL_CHUNK
+    ) -> bool:
+        """Evaluate ``tokens`` after the first ``held`` (which the cache holds) in chunks,
+        noticing a cancel between them. False if cancelled."""
         llm = self._llm
         assert llm is not None
+        llm.n_tokens = held  # eval() drops every cached position from n_tokens on
+        for start in range(held, len(tokens), chunk):
+            if cancelled():
+                return False
+            llm.eval(tokens[start : start + chunk])
+        return True
+
+    def _prefill(self, tokens: list[int], cancelled: CancelCheck) -> bool:
+        """Evaluate the new prompt tokens, reusing the cached prefix. False if cancelled."""
         # At least one token must be evaluated now, so the logits are fresh.
         prefix = min(self._held_prefix(tokens), len(tokens) - 1)
         self.stats = EvalStats(
             prompt_tokens=len(tokens), reused_tokens=prefix, evaluated_tokens=len(tokens) - prefix
         )
-        llm.n_tokens = prefix  # eval() drops every cached position from n_tokens on
-        pending = tokens[prefix:]
-        for start in range(0, len(pending), PREFILL_CHUNK):
-            if cancelled():
-                return False
-            llm.eval(pending[start : start + PREFILL_CHUNK])
-        return True
+        return self._evaluate(tokens, prefix, cancelled)
 
     def _sample(self, chain: Any, gate: GrammarGate | None, *, greedy: bool) -> int:
         """Sample freely; consult the grammar only when the free choice breaks it.
@@ -295,11 +301,7 @@ class LlamaCppEngine:
         if len(tokens) >= llm.n_ctx():
             return  # the next turn trims the history first (agent.context)
         held = self._held_prefix(tokens)
-        llm.n_tokens = held  # eval() drops every cached position from n_tokens on
-        for start in range(held, len(tokens), AHEAD_CHUNK):
-            if cancelled():
-                break
-            llm.eval(tokens[start : start + AHEAD_CHUNK])
+        self._evaluate(tokens, held, cancelled, chunk=AHEAD_CHUNK)
         self.read_ahead_tokens = llm.n_tokens - held
         log.debug("read ahead %d of %d tokens", self.read_ahead_tokens, len(tokens) - held)
 
@@ -368,11 +370,8 @@ class LlamaCppEngine:
         elif states is not None and self._restore(states, key, tokens):
             source = "restored"
         else:
-            llm.n_tokens = held  # eval() drops every cached position from n_tokens on
-            for start in range(held, len(tokens), PREFILL_CHUNK):
-                if cancelled():
-                    return
-                llm.eval(tokens[start : start + PREFILL_CHUNK])
+            if not self._evaluate(tokens, held, cancelled):
+                return
             source = "evaluated"
         cached = source == "restored"
         if states is not None and source != "restored":

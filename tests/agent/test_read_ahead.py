@@ -38,8 +38,8 @@ async def turn(agent: Agent, prompt: str, conversation: Conversation) -> FinalAn
     return last
 
 
-def reading_agent(engine_rules: list[tuple[str, str]] = RULES) -> tuple[Agent, ScriptedEngine]:
-    agent, engine, _ = make_agent(engine_rules)
+def reading_agent() -> tuple[Agent, ScriptedEngine]:
+    agent, engine, _ = make_agent(RULES)
     agent.read_ahead = True
     return agent, engine
 
