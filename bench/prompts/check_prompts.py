@@ -1,6 +1,8 @@
 """Check bench/prompts/conversations.jsonl against the rules in README.md; print the counts.
 
-    .venv/bin/python bench/prompts/check_prompts.py [path]
+    .venv/bin/python bench/prompts/check_prompts.py [path] [--fresh]
+
+``--fresh`` checks a fresh held-out set (``fresh.jsonl``): every line, not the mix.
 
 Exits 1 (listing every problem) when a rule is broken. Servo expectations are recomputed
 from the start angle and each turn's ``note`` ("abs N" or "rel +/-N"); LED expectations are
@@ -54,7 +56,9 @@ def reporter(problems: list[str], cid: str) -> Callable[[str], None]:
     return lambda msg: problems.append(f"{cid}: {msg}")
 
 
-def check(path: Path) -> int:
+def check(path: Path, *, mix: bool = True) -> int:
+    """Print the counts of ``path`` and every broken rule; ``mix`` false checks each
+    line but not the main set's mix (shares, splits, lengths): a fresh held-out set."""
     problems: list[str] = []
     convs = [
         json.loads(line) for line in path.read_text(encoding="utf-8").splitlines() if line.strip()
@@ -197,18 +201,18 @@ def check(path: Path) -> int:
             f"conversations {split_shape[(s, 'conversation')]}"
         )
 
-    if total < 330:
+    if mix and total < 330:
         problems.append(f"only {total} turns (>= 330)")
-    if multi < 40:
+    if mix and multi < 40:
         problems.append(f"only {multi} conversations of 3-6 turns (>= 40)")
-    if multi_mixed < multi:
+    if multi_mixed < multi:  # every set
         problems.append("every conversation must mix kinds")
-    if not 0.40 <= one_shot_turns / total <= 0.50:
+    if mix and not 0.40 <= one_shot_turns / total <= 0.50:
         problems.append(f"one-shot share {one_shot_turns / total:.0%} (about 45%)")
-    if kinds["none"] / total < 0.30:
+    if mix and kinds["none"] / total < 0.30:
         problems.append(f"none share {kinds['none'] / total:.1%} (>= 30%)")
     for k, share in TARGET_SHARE.items():
-        if abs(kinds[k] / total - share) > 0.03:
+        if mix and abs(kinds[k] / total - share) > 0.03:
             problems.append(f"{k} share {kinds[k] / total:.1%} far from {share:.0%}")
         if not split_kinds[("holdout", k)]:
             problems.append(f"no holdout turn of kind {k}")
@@ -216,7 +220,7 @@ def check(path: Path) -> int:
         ("conversations", split_convs["holdout"], len(convs)),
         ("turns", split_turns["holdout"], total),
     ):
-        if not 0.15 <= n / of <= 0.25:
+        if mix and not 0.15 <= n / of <= 0.25:
             problems.append(f"holdout has {n / of:.0%} of the {what} (about 20%)")
     if not split_shape[("holdout", "one-shot")] or not split_shape[("holdout", "conversation")]:
         problems.append("holdout needs one-shots and conversations")
@@ -227,4 +231,7 @@ def check(path: Path) -> int:
 
 
 if __name__ == "__main__":
-    sys.exit(check(Path(sys.argv[1]) if len(sys.argv) > 1 else HERE / "conversations.jsonl"))
+    args = sys.argv[1:]
+    fresh = "--fresh" in args
+    paths = [a for a in args if a != "--fresh"]
+    sys.exit(check(Path(paths[0]) if paths else HERE / "conversations.jsonl", mix=not fresh))
