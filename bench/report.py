@@ -88,6 +88,18 @@ def _pct(part: int, whole: int) -> str:
     return f"{100 * part / whole:.1f}%" if whole else "n/a"
 
 
+def wilson(part: int, whole: int, z: float = 1.96) -> tuple[float, float]:
+    """The Wilson score interval of ``part / whole`` in percent (95% for the default
+    ``z``): how far a share measured on few turns may be from the true one."""
+    if not whole:
+        return (math.nan, math.nan)
+    p = part / whole
+    scale = 1 + z * z / whole
+    centre = p + z * z / (2 * whole)
+    half = z * math.sqrt(p * (1 - p) / whole + z * z / (4 * whole * whole))
+    return (100 * (centre - half) / scale, 100 * (centre + half) / scale)
+
+
 def quantile(values: Sequence[float], q: float) -> float:
     ordered = sorted(values)
     if not ordered:
@@ -157,6 +169,38 @@ POSITIONS: dict[str, Callable[[Row], bool]] = {
         r["turns_in_conversation"] > 1
     ),
 }
+
+
+SHARES: dict[str, tuple[Callable[[Row], bool], str]] = {
+    "right outcome": (lambda r: True, "right"),
+    "right outcome, one-shot": (lambda r: r["turns_in_conversation"] == 1, "right"),
+    "right outcome, in conversations": (lambda r: r["turns_in_conversation"] > 1, "right"),
+    "right outcome, turn 1": (lambda r: r["turn"] == 1, "right"),
+    "right outcome, turns 2+": (lambda r: r["turn"] > 1, "right"),
+    "tool selection": (lambda r: True, "selected"),
+    "restraint (none turns)": (lambda r: r["kind"] == "none", "right"),
+}
+
+
+def _intervals(name: str, rows: Sequence[Row]) -> list[str]:
+    """Each headline share of ``rows`` per split, counted, with its 95% interval."""
+    out = [
+        f"| {name} | " + " | ".join(SPLITS) + " |",
+        "|---|" + "---:|" * len(SPLITS),
+    ]
+    for label, (keep, key) in SHARES.items():
+        cells = []
+        for in_split in SPLITS.values():
+            chosen = [r for r in rows if in_split(r) and keep(r)]
+            part = sum(bool(r["verdict"][key]) for r in chosen)
+            if not chosen:
+                cells.append("n/a")
+                continue
+            low, high = wilson(part, len(chosen))
+            share = _pct(part, len(chosen))
+            cells.append(f"{part}/{len(chosen)} = {share} [{low:.0f}, {high:.0f}]")
+        out.append(f"| {label} | " + " | ".join(cells) + " |")
+    return [*out, ""]
 
 
 # --- the document -------------------------------------------------------------------------
@@ -303,6 +347,14 @@ def write_report(
                 for p, f in POSITIONS.items()
             ],
         )
+        out += [
+            "## How sure: counts and 95% intervals (Wilson)",
+            "",
+            "A share measured on few turns is a wide range: one turn of 36 is 2.8 points.",
+            "",
+        ]
+        for name, group in rows.items():
+            out += _intervals(name, group)
         out += ["## Failures", ""]
         for name, group in rows.items():
             out += _failures(name, group)

@@ -4,13 +4,14 @@ from __future__ import annotations
 
 import asyncio
 import json
+import math
 from collections.abc import Sequence
 from pathlib import Path
 
 import pytest
 from accuracy import TimedLLM, looks_like_attempt, run_variant
 from conversations import load_conversations
-from report import write_report
+from report import wilson, write_report
 
 from edgeagent.config import Config
 from edgeagent.llm.base import Message
@@ -129,13 +130,23 @@ def test_the_report_has_every_table(engine: ScriptedEngine, tmp_path: Path) -> N
     )
     text = write_report(tmp_path, out, prompts=load_conversations(FIXTURE))
     for heading in ("## Variants", "## Split: dev", "## Split: holdout", "## Split: all",
-                    "## Per kind", "## Turn 1 against later turns", "## Failures"):  # fmt: skip
+                    "## Per kind", "## Turn 1 against later turns", "## How sure",
+                    "## Failures"):  # fmt: skip
         assert heading in text
+    assert "| right outcome | 4/4 = 100.0% [51, 100] | n/a | 4/4 = 100.0% [51, 100] |" in text
     assert "| default | 4 | 100.0% | 100.0% | 100.0% | 0 (0.0%) |" in text
     assert "| default: turns 2+ | 2 |" in text
     assert "| old |" not in text
     assert "## Split: holdout\n\nNo turns.\n" in text
     assert out.read_text().endswith("mine\n") and "stale" not in out.read_text()
+
+
+def test_a_share_of_few_turns_gets_a_wide_interval() -> None:
+    low, high = wilson(24, 26)  # run 14's held-out restraint
+    assert (round(low, 1), round(high, 1)) == (75.9, 97.9)
+    low, high = wilson(390, 408)
+    assert 93 < low < 95.6 < high < 98
+    assert all(math.isnan(x) for x in wilson(0, 0))
 
 
 def test_call_attempts_are_recognised() -> None:
