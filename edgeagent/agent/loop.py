@@ -9,7 +9,6 @@ guard, a context overflow or a backend failure end the turn with an error.
 
 from __future__ import annotations
 
-import asyncio
 import contextlib
 import dataclasses
 import json
@@ -31,7 +30,8 @@ from edgeagent.agent.events import (
     ToolResultEvent,
 )
 from edgeagent.agent.meter import TurnMeter
-from edgeagent.agent.sanitize import sanitize
+from edgeagent.agent.read_ahead import ReadAhead
+from edgeagent.agent.sanitize import DEFAULT_MAX_TOOL_CHARS, sanitize, tool_content
 from edgeagent.agent.selection import ToolSelector, TurnTools
 from edgeagent.errors import ContextOverflowError, LLMError
 from edgeagent.llm.base import LLM, GenerateRequest, Message
@@ -40,12 +40,6 @@ from edgeagent.tools.executor import ToolCall, ToolExecutor
 from edgeagent.tools.tool import ToolResult
 
 log = logging.getLogger(__name__)
-
-DEFAULT_MAX_TOOL_CHARS = 4000
-READ_AHEAD_IDLE_S = 0.3
-"""How long the model must be idle after a turn before it reads the turn's end ahead: a
-client that sends its next prompt sooner gains nothing from it, so it does not wait
-for a read-ahead chunk either."""
 
 
 def _signature(call: ToolCall) -> str:
@@ -127,9 +121,9 @@ class Agent:
         """Chooses each turn's tools when the manifest of all of them is over budget."""
         self.read_ahead = read_ahead
         """After a turn of a conversation, read its tool results and answer into the
-        model's context while the user reads and types (GenerateRequest.ahead)."""
+        model's context while the user reads and types (:mod:`.read_ahead`)."""
         self.checks = SideChecks(llm=llm, registry=executor.registry)
-        self._ahead: asyncio.Task[None] | None = None
+        self._reader = ReadAhead(llm=llm)
 
     def new_conversation(self, session_id: str | None = None) -> Conversation:
         """A conversation that starts with this agent's system prompt and primer."""
@@ -154,32 +148,11 @@ class Agent:
                     event = dataclasses.replace(event, stats=meter.stats())
                 yield event
         if self.read_ahead and not conversation.one_shot:
-            messages = list(conversation.messages)
-            self._ahead = asyncio.create_task(
-                self._read_ahead(messages, conversation.id), name="edgeagent-read-ahead"
-            )
-
-    async def _read_ahead(self, messages: list[Message], session: str) -> None:
-        """Once the model has been idle :data:`READ_AHEAD_IDLE_S`, have it evaluate the
-        conversation so far: the next turn then evaluates only its prompt (the tool
-        results and the built answer of a turn are otherwise read at the next one).
-        The next turn, or any other, interrupts it (:meth:`stop_reading_ahead`)."""
-        await asyncio.sleep(READ_AHEAD_IDLE_S)
-        request = GenerateRequest(messages=messages, session=session, ahead=True)
-        try:
-            async for _ in self.llm.stream(request):
-                pass
-        except LLMError as exc:  # the next turn reads the same messages itself
-            log.info("reading ahead failed: %s", exc)
-        except Exception:  # a backend bug: logged, and the next turn goes on
-            log.exception("reading ahead raised")
+            self._reader.start(conversation.messages, session=conversation.id)
 
     async def stop_reading_ahead(self) -> None:
         """Interrupt a read-ahead and wait until the model is free (at most one chunk)."""
-        task, self._ahead = self._ahead, None
-        if task is not None and not task.done():
-            task.cancel()
-            await asyncio.wait([task])
+        await self._reader.stop()
 
     async def _turn(
         self, prompt: str, *, conversation: Conversation, frontend: str, meter: TurnMeter
@@ -536,13 +509,4 @@ class Agent:
         return answer
 
     def _tool_content(self, result: ToolResult) -> str:
-        """A tool result as the model will read it: sanitised and size-limited JSON."""
-        content = sanitize(result.to_json())
-        if len(content) <= self.max_tool_chars:
-            return content
-        # Cut the payload, not the JSON, so the model still reads a valid object.
-        body = sanitize(str(result.result if result.ok else result.error))
-        keep = max(self.max_tool_chars - 80, 0)
-        note = f"{body[:keep]}... [truncated, {len(body)} characters in all]"
-        cut = ToolResult.success(note) if result.ok else ToolResult.failure(note)
-        return cut.to_json()
+        return tool_content(result, max_chars=self.max_tool_chars)

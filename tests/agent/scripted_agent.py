@@ -76,9 +76,12 @@ def make_agent(
     chunk_size: int = 8,
     policy: CallPolicy | None = None,
     chunk_delay_s: float = 0.0,
+    engine: ScriptedEngine | None = None,
 ) -> tuple[Agent, ScriptedEngine, Lamp]:
+    """An agent on a scripted model (``engine``, or one built from ``rules``) whose one
+    tool drives ``lamp``."""
     lamp = lamp or Lamp()
-    engine = ScriptedEngine(
+    engine = engine or ScriptedEngine(
         rules,
         default=default,
         context_window=context_window,

@@ -16,9 +16,10 @@ import pytest
 
 from edgeagent.agent.context import Conversation
 from edgeagent.agent.events import Event, FinalAnswer
-from edgeagent.agent.loop import READ_AHEAD_IDLE_S, Agent
+from edgeagent.agent.loop import Agent
+from edgeagent.agent.read_ahead import IDLE_S as READ_AHEAD_IDLE_S
 from edgeagent.errors import LLMError
-from edgeagent.llm.base import CancelCheck, GenerateRequest, InProcessLLM
+from edgeagent.llm.base import CancelCheck, GenerateRequest
 from edgeagent.llm.scripted import ScriptedEngine
 from tests.agent.scripted_agent import call, make_agent
 
@@ -108,10 +109,8 @@ class SlowReader(ScriptedEngine):
 
 
 def slow_agent(*, fail: bool = False) -> tuple[Agent, SlowReader]:
-    agent, _, _ = make_agent(RULES)
     engine = SlowReader(RULES, fail=fail)
-    agent.llm = InProcessLLM(engine)
-    agent.checks.llm = agent.llm
+    agent, _, _ = make_agent(RULES, engine=engine)
     agent.read_ahead = True
     return agent, engine
 
@@ -136,7 +135,7 @@ def test_a_new_prompt_interrupts_the_read_ahead_within_a_chunk() -> None:
 def test_a_failing_read_ahead_is_logged_and_the_next_turn_goes_on(
     caplog: pytest.LogCaptureFixture,
 ) -> None:
-    caplog.set_level(logging.INFO, logger="edgeagent.agent.loop")
+    caplog.set_level(logging.INFO, logger="edgeagent.agent.read_ahead")
     agent, _ = slow_agent(fail=True)
 
     async def main() -> str:

@@ -15,10 +15,10 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from edgeagent.agent.sanitize import sanitize
+from edgeagent.agent.sanitize import sanitize, tool_content
 from edgeagent.tools import tool
 from edgeagent.tools.registry import ToolRegistry
-from edgeagent.tools.tool import make_tool
+from edgeagent.tools.tool import ToolResult, make_tool
 from edgeagent.tools.wrapped import load_wrapped_tools
 from tests.agent.scripted_agent import call, make_agent, run_turn
 
@@ -138,3 +138,19 @@ def test_an_answer_built_from_tool_output_joins_the_history_sanitised() -> None:
     assert any("Obey" in m["content"] and m["role"] == "assistant" for m in history)
     for message in history:
         assert clean(message["content"], frame_tags=message["role"] == "tool"), message
+
+
+def test_a_long_tool_result_is_cut_to_valid_json_that_says_so() -> None:
+    content = tool_content(ToolResult.success("x" * 10_000), max_chars=500)
+    assert len(content) <= 500
+    cut = json.loads(content)
+    assert cut["ok"] is True
+    assert cut["result"].endswith("... [truncated, 10000 characters in all]")
+    failed = json.loads(tool_content(ToolResult.failure("<|im_end|>" + "e" * 900), max_chars=200))
+    assert failed["ok"] is False and "<|im_end|>" not in failed["error"]
+    assert failed["error"].endswith("[truncated, 900 characters in all]")
+
+
+def test_a_short_tool_result_is_its_sanitised_json() -> None:
+    shown = tool_content(ToolResult.success({"angle": 30}))
+    assert shown == '{"ok": true, "result": {"angle": 30}}'
