@@ -34,7 +34,10 @@ class ReadAhead:
         self._task: asyncio.Task[None] | None = None
 
     def start(self, messages: Sequence[Message], *, session: str) -> None:
-        """Read ``messages`` (a copy is taken) into ``session``'s context once idle."""
+        """Read ``messages`` (a copy is taken) into ``session``'s context once idle; a
+        read-ahead still under way is cancelled (the newest conversation state wins)."""
+        if self._task is not None and not self._task.done():
+            self._task.cancel()
         request = GenerateRequest(messages=list(messages), session=session, ahead=True)
         self._task = asyncio.create_task(self._read(request), name="edgeagent-read-ahead")
 

@@ -18,8 +18,9 @@ from edgeagent.agent.context import Conversation
 from edgeagent.agent.events import Event, FinalAnswer
 from edgeagent.agent.loop import Agent
 from edgeagent.agent.read_ahead import IDLE_S as READ_AHEAD_IDLE_S
+from edgeagent.agent.read_ahead import ReadAhead
 from edgeagent.errors import LLMError
-from edgeagent.llm.base import CancelCheck, GenerateRequest
+from edgeagent.llm.base import CancelCheck, GenerateRequest, InProcessLLM
 from edgeagent.llm.scripted import ScriptedEngine
 from tests.agent.scripted_agent import call, make_agent
 
@@ -146,3 +147,17 @@ def test_a_failing_read_ahead_is_logged_and_the_next_turn_goes_on(
 
     assert asyncio.run(main()) == "Fine, thanks."
     assert "reading ahead failed: the model worker crashed" in caplog.text
+
+
+def test_a_newer_conversation_state_replaces_a_read_ahead_still_waiting() -> None:
+    engine = ScriptedEngine(RULES)
+    reader = ReadAhead(llm=InProcessLLM(engine), idle_s=0.2)
+
+    async def main() -> None:
+        reader.start([{"role": "user", "content": "first"}], session="s")
+        reader.start([{"role": "user", "content": "second"}], session="s")
+        await asyncio.sleep(0.6)
+        await reader.stop()
+
+    asyncio.run(main())
+    assert [r.messages[-1]["content"] for r in engine.read_aheads] == ["second"]
