@@ -40,8 +40,9 @@ async def turn(agent: Agent, prompt: str, conversation: Conversation) -> FinalAn
     return last
 
 
-def reading_agent() -> tuple[Agent, ScriptedEngine]:
-    agent, engine, _ = make_agent(RULES)
+def reading_agent(engine: ScriptedEngine | None = None) -> tuple[Agent, ScriptedEngine]:
+    """An agent that reads ahead, on ``engine`` or a scripted one of :data:`RULES`."""
+    agent, engine, _ = make_agent(RULES, engine=engine)
     agent.read_ahead = True
     return agent, engine
 
@@ -111,8 +112,7 @@ class SlowReader(ScriptedEngine):
 
 def slow_agent(*, fail: bool = False) -> tuple[Agent, SlowReader]:
     engine = SlowReader(RULES, fail=fail)
-    agent, _, _ = make_agent(RULES, engine=engine)
-    agent.read_ahead = True
+    agent, _ = reading_agent(engine)
     return agent, engine
 
 
