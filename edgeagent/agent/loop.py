@@ -37,6 +37,7 @@ from edgeagent.errors import ContextOverflowError, LLMError
 from edgeagent.llm.base import LLM, GenerateRequest, Message
 from edgeagent.tools.calls import CallFormat
 from edgeagent.tools.executor import ToolCall, ToolExecutor
+from edgeagent.tools.fill import fill_for
 from edgeagent.tools.tool import ToolResult
 
 log = logging.getLogger(__name__)
@@ -122,6 +123,8 @@ class Agent:
         self.read_ahead = read_ahead
         """After a turn of a conversation, read its tool results and answer into the
         model's context while the user reads and types (:mod:`.read_ahead`)."""
+        self.fill = fill_for(call_format)
+        """The text a call's format fixes, which an engine with a grammar fills in."""
         self.checks = SideChecks(llm=llm, registry=executor.registry)
         self._reader = ReadAhead(llm=llm)
 
@@ -384,13 +387,15 @@ class Agent:
         which a second look may replace with a call.
         """
         turn = conversation.selection
+        grammar = grammar or (self.grammar if turn is None else turn.grammar)
         request = GenerateRequest(
             messages=list(conversation.messages),
             session=conversation.id,
             stop=self.stop,
             max_tokens=self.max_tokens,
             temperature=self.temperature,
-            grammar=grammar or (self.grammar if turn is None else turn.grammar),
+            grammar=grammar,
+            fill=self.fill if grammar else None,
             tools=self.native_tools if turn is None else turn.native_tools,
         )
         shown = self.call_format.stream_filter()

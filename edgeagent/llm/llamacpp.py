@@ -69,6 +69,10 @@ class EvalStats:
     reused_tokens: int = 0
     evaluated_tokens: int = 0
     generated_tokens: int = 0
+    """Every token of the output, sampled or filled."""
+    filled_tokens: int = 0
+    """Output tokens the call format fixed (``GenerateRequest.fill``), evaluated in the
+    same pass as the sampled token before them instead of each in a decode."""
 
 
 @dataclass
@@ -263,6 +267,19 @@ class LlamaCppEngine:
             return token
         return gate.constrained_choice(chain, greedy=greedy)
 
+    def _filled(self, text: str, gate: GrammarGate | None, room: int) -> list[int]:
+        """``text``'s tokens, as many from its start as the grammar allows (each then
+        accepted by it) and ``room`` leaves; none without a grammar."""
+        tokens: list[int] = []
+        if not text or gate is None:
+            return tokens
+        for token in self._tokenize_content(text)[: max(room, 0)]:
+            if not gate.allows(token):
+                break
+            gate.accept(token)
+            tokens.append(token)
+        return tokens
+
     def generate(self, request: GenerateRequest, *, cancelled: CancelCheck) -> Iterator[str]:
         if self._llm is None:
             raise LLMError("the llama.cpp engine is closed")
@@ -327,6 +344,8 @@ class LlamaCppEngine:
         stops = StopFilter((*request.stop, self.end_text))
         chain = llm._init_sampler(temp=request.temperature, repeat_penalty=1.0)
         vocab = llm._model.vocab
+        fill = request.fill if gate is not None else None
+        written = ""  # what the model has written so far, for the fill
         try:
             while self.stats.generated_tokens < budget and not cancelled():
                 token = self._sample(chain, gate, greedy=request.temperature == 0)
@@ -334,13 +353,25 @@ class LlamaCppEngine:
                     break
                 if gate is not None:
                     gate.accept(token)
-                self.stats.generated_tokens += 1
-                text = stops.feed(decoder.decode(self._piece(token, special=False)))
+                batch = [token]
+                piece = decoder.decode(self._piece(token, special=False))
+                if fill is not None:
+                    written += piece
+                    room = budget - self.stats.generated_tokens - len(batch)
+                    filled = self._filled(fill(written), gate, room)
+                    for extra in filled:
+                        chain.accept(extra)
+                        piece += (more := decoder.decode(self._piece(extra, special=False)))
+                        written += more
+                    batch += filled
+                    self.stats.filled_tokens += len(filled)
+                self.stats.generated_tokens += len(batch)
+                text = stops.feed(piece)
                 if text:
                     yield text
                 if stops.stopped or self.stats.generated_tokens >= budget:
                     break
-                llm.eval([token])
+                llm.eval(batch)  # the filled tokens with the sampled one: one pass
         finally:
             chain.close()
         tail = stops.feed(decoder.decode(b"", final=True)) + stops.flush()

@@ -159,6 +159,38 @@ def test_grammar_forces_a_valid_call_that_the_parser_reads(engine: LlamaCppEngin
     by_name[call.name].arguments_model.model_validate(call.arguments)  # schema-valid
 
 
+def test_a_fill_writes_the_calls_fixed_text_in_the_pass_of_the_token_before(
+    engine: LlamaCppEngine,
+) -> None:
+    from edgeagent.tools.calls import get_call_format
+    from edgeagent.tools.fill import fill_for
+
+    fence = get_call_format("fence")
+    grammar = build_tool_grammar(TOOLS, open_marker="```json\n", require_call=True)
+    messages: list[Message] = [
+        {"role": "system", "content": "Tools: led(color), weather(city, days)."},
+        {"role": "user", "content": "Turn the LED red."},
+    ]
+    text = "".join(run(engine, messages, grammar=grammar, max_tokens=80, fill=fill_for(fence)))
+    parsed = fence.parse(text)
+    assert parsed.errors == [] and len(parsed.calls) == 1, text
+    name = parsed.calls[0].name
+    assert text.strip().startswith(f'```json\n{{"name": "{name}", "arguments": {{')
+    assert text.strip().endswith("}\n```")
+    # '{"name": "', ', "arguments": {' and the closing fence: at least 8 tokens
+    assert engine.stats.filled_tokens >= 8
+    assert engine.stats.generated_tokens > engine.stats.filled_tokens
+
+
+def test_a_fill_the_grammar_does_not_allow_is_not_written(engine: LlamaCppEngine) -> None:
+    messages: list[Message] = [{"role": "user", "content": "Say hello"}]
+    text = "".join(
+        run(engine, messages, grammar=forced("one two three"), fill=lambda text: " four")
+    )
+    assert text == "one two three"
+    assert engine.stats.filled_tokens == 0
+
+
 def test_free_text_grammar_leaves_answers_alone(engine: LlamaCppEngine) -> None:
     calls_mod = pytest.importorskip("edgeagent.tools.calls")
     grammar = build_tool_grammar(TOOLS, open_marker="<tool_call>")
