@@ -17,6 +17,7 @@ from collections.abc import AsyncGenerator, AsyncIterator, Sequence
 from typing import Any
 
 from edgeagent.agent import honesty
+from edgeagent.agent.answer import acted, built_answer, text_answer
 from edgeagent.agent.checks import SideChecks
 from edgeagent.agent.context import Conversation, fit_context
 from edgeagent.agent.decline import NAME as DECLINE
@@ -29,6 +30,7 @@ from edgeagent.agent.events import (
     ToolCallEvent,
     ToolResultEvent,
 )
+from edgeagent.agent.mend import mendable
 from edgeagent.agent.meter import TurnMeter
 from edgeagent.agent.read_ahead import ReadAhead
 from edgeagent.agent.sanitize import DEFAULT_MAX_TOOL_CHARS, sanitize, tool_content
@@ -56,11 +58,6 @@ def _said(conversation: Conversation) -> str:
     """Everything the user said in this conversation (the primer's examples excluded)."""
     kept = conversation.messages[conversation.kept :]
     return "\n".join(str(m["content"]) for m in kept if m["role"] == "user")
-
-
-def _acted(records: list[dict[str, Any]]) -> bool:
-    """Whether a call of this turn succeeded (a change or a value it may report)."""
-    return any(r.get("ok") for r in records)
 
 
 def _describe_call(call: ToolCall) -> str:
@@ -175,6 +172,8 @@ class Agent:
         messages.append({"role": "user", "content": sanitize(prompt, frame_tags=False)})
         records: list[dict[str, Any]] = []
         failures: dict[str, str] = {}  # signature -> error, for the repeat guard
+        mend = False  # the last step's read calls all failed, and one may be mended
+        mended = False
         for step in range(1, self.max_steps + 1):
             try:
                 usage = await fit_context(
@@ -193,9 +192,10 @@ class Agent:
             raw = ""
             generation = self._generate(
                 conversation,
-                trusted=_acted(records),
+                trusted=acted(records),
                 meter=meter,
                 hold_refusal=bool(recheck) and not records,
+                quiet=mend and not mended,
             )
             async for event in generation:
                 if isinstance(event, ErrorEvent):
@@ -210,7 +210,7 @@ class Agent:
             if (
                 not parsed.calls
                 and call_grammar
-                and not _acted(records)
+                and not acted(records)
                 and await self.checks.needs_a_call(
                     _current_prompt(conversation),
                     raw,
@@ -228,6 +228,21 @@ class Agent:
                     return
                 raw = forced
                 parsed = self.call_format.parse(raw)
+            if mend and not mended and call_grammar and not parsed.calls and not parsed.errors:
+                # Its read failed, and it answered instead of calling again (measured: it
+                # never does, even when the error names the fix). Ask once more for a
+                # read call; a repeat of a failed one leaves its answer as it was.
+                mended = True
+                again = await self._forced_call(conversation, grammar=call_grammar, meter=meter)
+                if isinstance(again, ErrorEvent):
+                    yield again
+                    return
+                looked = self.call_format.parse(again)
+                log.info("model answered after a failed read; mending: %r", again[:120])
+                fresh = [self.executor.resolve(ToolCall(c.name, c.arguments)) for c in looked.calls]
+                repeats = any(_signature(c) in failures for c in fresh)
+                if fresh and not looked.errors and not repeats:
+                    raw, parsed = again, looked
             refused: tuple[str, str] | None = None  # the model's refusal (text, raw)
             if (
                 recheck
@@ -260,7 +275,7 @@ class Agent:
                 yield FinalAnswer(answer, tool_calls=records, steps=step)
                 return
             if not calls and not parsed.errors:
-                answer = self._text_answer(conversation, parsed.text, prompt, raw, records)
+                answer = self._answer(conversation, parsed.text, raw, records, prompt=prompt)
                 yield FinalAnswer(answer, tool_calls=records, steps=step)
                 return
             question = None if records else self.checks.made_up(calls, said=_said(conversation))
@@ -271,7 +286,7 @@ class Agent:
                 # model's own refusal stands.
                 log.info("second look's call guesses a value; the refusal stands")
                 text, said = refused
-                answer = self._text_answer(conversation, text, prompt, said, records)
+                answer = self._answer(conversation, text, said, records, prompt=prompt)
                 yield FinalAnswer(answer, tool_calls=records, steps=step)
                 return
             if question is not None:
@@ -291,7 +306,7 @@ class Agent:
                 if refusal is not None and refused is not None:
                     # The checks agree with the model's own refusal: that is the answer.
                     text, said = refused
-                    answer = self._text_answer(conversation, text, prompt, said, records)
+                    answer = self._answer(conversation, text, said, records, prompt=prompt)
                     yield FinalAnswer(answer, tool_calls=records, steps=step)
                     return
                 if refusal is not None:
@@ -327,6 +342,7 @@ class Agent:
                     len(calls) + len(skipped),
                     len(calls),
                 )
+            results: list[tuple[ToolCall, ToolResult]] = []
             for call in calls:
                 signature = _signature(call)
                 if signature in failures:
@@ -349,7 +365,9 @@ class Agent:
                 records.append(record)
                 if not result.ok:
                     failures[signature] = result.error or "an error"
+                results.append((call, result))
                 done.append({"role": "tool", "content": self._tool_content(result)})
+            mend = mendable(results, self.executor.registry)
             if skipped:
                 named = ", ".join(_describe_call(c) for c in skipped[:3])
                 more = f" and {len(skipped) - 3} more" if len(skipped) > 3 else ""
@@ -359,7 +377,7 @@ class Agent:
                 )
                 done.append({"role": "tool", "content": self._tool_content(capped)})
             messages.extend(done)
-            built = self._answer_from_results(records[len(records) - len(calls) :])
+            built = built_answer(records[len(records) - len(calls) :], self.executor.registry)
             if built is not None and not parsed.errors and not skipped:
                 # Every call of the step succeeded and its tool words its own result:
                 # the answer is built from the results, never generated (it cannot claim
@@ -377,6 +395,7 @@ class Agent:
         meter: TurnMeter,
         grammar: str | None = None,
         hold_refusal: bool = False,
+        quiet: bool = False,
     ) -> AsyncIterator[TextChunk | ErrorEvent | str]:
         """Stream one generation: visible TextChunks, then the raw text (or an ErrorEvent).
 
@@ -384,7 +403,8 @@ class Agent:
         chat (what follows a call is never used), and the stream withholds text that
         claims a change while no acting call has succeeded (``trusted`` false): the
         final answer replaces it. With ``hold_refusal`` it also withholds a refusal,
-        which a second look may replace with a call.
+        which a second look may replace with a call; with ``quiet``, everything (an
+        answer after a failed read, which a mending call may replace).
         """
         turn = conversation.selection
         grammar = grammar or (self.grammar if turn is None else turn.grammar)
@@ -416,7 +436,7 @@ class Agent:
                         withheld = True
                     if hold_refusal and not withheld and honesty.refuses(said):
                         withheld = True
-                    if visible and not withheld:
+                    if visible and not withheld and not quiet:
                         yield TextChunk(visible)
             finally:
                 # Close the backend's stream now (not when garbage collected), so a
@@ -425,7 +445,7 @@ class Agent:
                 if aclose is not None:
                     await aclose()
             tail = shown.flush()
-            if tail and not withheld and not shown.calls:
+            if tail and not withheld and not quiet and not shown.calls:
                 yield TextChunk(tail)
         except LLMError as exc:
             yield ErrorEvent(f"The model backend failed: {exc}")
@@ -471,47 +491,19 @@ class Agent:
     async def _tokens(self, text: str) -> int:
         return await self.llm.count_tokens([{"role": "system", "content": text}])
 
-    def _answer_from_results(self, step_records: list[dict[str, Any]]) -> str | None:
-        """The answer from a step's results, if all succeeded and have templates."""
-        if not step_records or not all(r.get("ok") for r in step_records):
-            return None
-        parts = []
-        for record in step_records:
-            tool = self.executor.registry.get(record["name"])
-            if tool.answer is None:
-                return None
-            try:
-                parts.append(tool.answer(record["result"]).strip())
-            except Exception:  # a template bug must not lose the result
-                log.exception("answer template of %r failed", record["name"])
-                return None
-        return "\n".join(p for p in parts if p) or None
-
-    def _text_answer(
+    def _answer(
         self,
         conversation: Conversation,
         text: str,
-        prompt: str,
         raw: str,
         records: list[dict[str, Any]],
+        *,
+        prompt: str,
     ) -> str:
-        """The turn's answer from the model's own text (checked), into the history."""
-        text = text.strip()
-        answer = honesty.checked_answer(
-            text,
-            prompt=prompt,
-            raw=raw,
-            records=records,
-            instructions=conversation.system_prompt,
-            examples=self.primer,
+        """The turn's answer from the model's own text, checked, into the history."""
+        return text_answer(
+            conversation, text, prompt=prompt, raw=raw, records=records, examples=self.primer
         )
-        if answer != text and not _acted(records):
-            # A turn that did nothing and was answered by a fixed sentence leaves no
-            # trace: the model would copy the sentence in later turns.
-            del conversation.messages[conversation.turn_starts()[-1] :]
-        else:
-            conversation.messages.append({"role": "assistant", "content": sanitize(answer)})
-        return answer
 
     def _tool_content(self, result: ToolResult) -> str:
         return tool_content(result, max_chars=self.max_tool_chars)

@@ -18,7 +18,7 @@ from typing import Any
 from pydantic import ValidationError
 from pydantic_core import ErrorDetails
 
-from edgeagent.errors import ToolArgumentError, ToolError, UnknownToolError
+from edgeagent.errors import ToolArgumentError, ToolDeniedError, ToolError, UnknownToolError
 from edgeagent.tools.policy import CallPolicy
 from edgeagent.tools.registry import ToolRegistry
 from edgeagent.tools.tool import Tool, ToolResult
@@ -178,7 +178,7 @@ class ToolExecutor:
         except UnknownToolError as exc:
             return ToolResult.failure(str(exc))
         except ToolError as exc:
-            return ToolResult.failure(str(exc))
+            return ToolResult.failure(str(exc), mendable=isinstance(exc, ToolArgumentError))
         reason = await self.policy.check(tool, kwargs, frontend=frontend)
         if reason:
             log.info("tool call refused: %s", reason)
@@ -193,7 +193,8 @@ class ToolExecutor:
             return ToolResult.failure(f"{tool.name} timed out after {tool.timeout_s:g} s")
         except Exception as exc:
             log.warning("tool %r raised %s: %s", tool.name, type(exc).__name__, exc)
-            return ToolResult.failure(f"{tool.name} failed: {exc}")
+            mendable = not isinstance(exc, ToolDeniedError)  # a refusal stays one
+            return ToolResult.failure(f"{tool.name} failed: {exc}", mendable=mendable)
         if isinstance(value, ToolResult):
             return value
         return ToolResult.success(value)

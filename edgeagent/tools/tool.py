@@ -46,14 +46,18 @@ class ToolResult:
     ok: bool
     result: Any = None
     error: str | None = None
+    mendable: bool = False
+    """A failure that the same request may mend with other arguments (arguments the tool
+    refused, a file that is not there): not a refusal, an unknown tool or a timeout.
+    Never shown to the model."""
 
     @classmethod
     def success(cls, result: Any) -> ToolResult:
         return cls(ok=True, result=result)
 
     @classmethod
-    def failure(cls, error: str) -> ToolResult:
-        return cls(ok=False, error=error)
+    def failure(cls, error: str, *, mendable: bool = False) -> ToolResult:
+        return cls(ok=False, error=error, mendable=mendable)
 
     def to_dict(self) -> dict[str, Any]:
         if self.ok:

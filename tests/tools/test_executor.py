@@ -50,3 +50,26 @@ def test_any_other_list_fails_naming_the_parameter(tool: Any, arguments: dict[st
     result = run(tool, arguments)
     assert not result.ok
     assert f"invalid arguments for {tool.__name__!r}" in (result.error or "")
+
+
+def broken(path: str) -> str:
+    """Raises what a tool raises when its arguments name nothing there (a stand-in)."""
+    raise FileNotFoundError(f"{path}: no such file")
+
+
+def guarded(path: str) -> str:
+    """Refuses, as the shell's policy does (a stand-in)."""
+    from edgeagent.errors import ToolDeniedError
+
+    raise ToolDeniedError(f"{path} is outside the allowed folder")
+
+
+def test_failures_that_other_arguments_may_mend_say_so() -> None:
+    assert run(broken, {"path": "x"}).mendable  # the tool raised
+    assert run(calc, {"expr": "1"}).mendable  # invalid arguments
+    refused = run(guarded, {"path": "x"})
+    assert not refused.ok and not refused.mendable  # a refusal stays one
+    executor = ToolExecutor(ToolRegistry([make_tool(calc)]))
+    unknown = asyncio.run(executor.execute(ToolCall("volume", {})))
+    assert not unknown.ok and not unknown.mendable
+    assert "mendable" not in run(broken, {"path": "x"}).to_json()  # never shown to the model

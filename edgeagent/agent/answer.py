@@ -1,0 +1,71 @@
+"""The turn's answer: built from the tools' results, or the model's own text, checked.
+
+An acting call's confirmation is never generated: each tool words its own result
+(:attr:`~edgeagent.tools.tool.Tool.answer`), so an answer cannot claim what did not
+happen, and a generation is saved. Text the model writes goes through
+:func:`~edgeagent.agent.honesty.checked_answer` before anyone sees it as the answer.
+"""
+
+from __future__ import annotations
+
+import logging
+from collections.abc import Sequence
+from typing import Any
+
+from edgeagent.agent import honesty
+from edgeagent.agent.context import Conversation
+from edgeagent.agent.sanitize import sanitize
+from edgeagent.llm.base import Message
+from edgeagent.tools.registry import ToolRegistry
+
+log = logging.getLogger(__name__)
+
+
+def acted(records: list[dict[str, Any]]) -> bool:
+    """Whether a call of this turn succeeded (a change or a value it may report)."""
+    return any(r.get("ok") for r in records)
+
+
+def built_answer(step_records: list[dict[str, Any]], registry: ToolRegistry) -> str | None:
+    """The answer from a step's results, if all succeeded and their tools word them."""
+    if not step_records or not all(r.get("ok") for r in step_records):
+        return None
+    parts = []
+    for record in step_records:
+        tool = registry.get(record["name"])
+        if tool.answer is None:
+            return None
+        try:
+            parts.append(tool.answer(record["result"]).strip())
+        except Exception:  # a template bug must not lose the result
+            log.exception("answer template of %r failed", record["name"])
+            return None
+    return "\n".join(p for p in parts if p) or None
+
+
+def text_answer(
+    conversation: Conversation,
+    text: str,
+    *,
+    prompt: str,
+    raw: str,
+    records: list[dict[str, Any]],
+    examples: Sequence[Message],
+) -> str:
+    """The answer from the model's own text (checked), into the history."""
+    text = text.strip()
+    answer = honesty.checked_answer(
+        text,
+        prompt=prompt,
+        raw=raw,
+        records=records,
+        instructions=conversation.system_prompt,
+        examples=examples,
+    )
+    if answer != text and not acted(records):
+        # A turn that did nothing and was answered by a fixed sentence leaves no
+        # trace: the model would copy the sentence in later turns.
+        del conversation.messages[conversation.turn_starts()[-1] :]
+    else:
+        conversation.messages.append({"role": "assistant", "content": sanitize(answer)})
+    return answer

@@ -1,0 +1,32 @@
+"""Mending a failed read: one more forced call when the model answers a failure.
+
+Measured on Qwen2.5-Coder-1.5B (508 turns of the accuracy benchmark): after a failed
+call the model never called a tool again in the same turn, even when the error named
+the fix ("Files with a similar name: notes.txt", "'half' is not understood; use
+numbers"). It answered with the error, asked back or refused. So when a step's reads
+all failed and one failure is :attr:`~edgeagent.tools.tool.ToolResult.mendable`, the
+loop asks once more with a grammar that admits only a read call; the answer is then
+built from that call's result, or stays the model's when it repeats a failed call.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+from edgeagent.tools.executor import ToolCall
+from edgeagent.tools.registry import ToolRegistry
+from edgeagent.tools.tool import ToolKind, ToolResult
+
+
+def mendable(results: Sequence[tuple[ToolCall, ToolResult]], registry: ToolRegistry) -> bool:
+    """Whether a step's calls all failed, all of read tools, one of them mendably.
+
+    An acting tool is never mended: a forced read after its failure answered a state
+    nobody asked for ("point the servo at purple" -> "The servo is at 70°")."""
+    if not results or any(result.ok for _, result in results):
+        return False
+    reads = all(
+        call.name in registry and registry.get(call.name).kind is ToolKind.READ
+        for call, _ in results
+    )
+    return reads and any(result.mendable for _, result in results)

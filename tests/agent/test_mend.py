@@ -1,0 +1,142 @@
+"""Mending a failed read: after a read call fails in a way other arguments could fix and
+the model answers instead of calling again, one forced read call runs."""
+
+from __future__ import annotations
+
+import asyncio
+import json
+from typing import Any
+
+from edgeagent.agent.events import FinalAnswer, TextChunk
+from edgeagent.agent.loop import Agent
+from edgeagent.errors import ToolDeniedError, ToolError
+from edgeagent.llm.base import EngineStatus
+from edgeagent.tools import tool, tools_from
+from edgeagent.tools.calls import get_call_format
+from edgeagent.tools.executor import ToolExecutor
+from edgeagent.tools.registry import ToolRegistry
+
+
+def fence(name: str, **arguments: Any) -> str:
+    return "```json\n" + json.dumps({"name": name, "arguments": arguments}) + "\n```"
+
+
+class Files:
+    def __init__(self) -> None:
+        self.read: list[str] = []
+        self.moved: list[int] = []
+
+    @tool(answer=lambda text: f"It says: {text}")
+    def cat(self, file: str) -> str:
+        """Show a file."""
+        self.read.append(file)
+        if file == "secret.txt":
+            raise ToolDeniedError("secret.txt is outside the allowed folder")
+        if file != "notes.txt":
+            raise ToolError(f"{file}: no such file. Files with a similar name: notes.txt")
+        return "Buy a new servo."
+
+    @tool(kind="act")
+    def servo(self, angle: int) -> str:
+        """Turn the servo."""
+        self.moved.append(angle)
+        raise ToolError("the servo is unplugged")
+
+
+class Script:
+    """Answers from two queues: generations with a grammar (``forced``) and without."""
+
+    def __init__(self, *, free: list[str], forced: list[str]) -> None:
+        self.free, self.forced = free, forced
+        self.requests: list[Any] = []
+
+    async def stream(self, request: Any) -> Any:
+        self.requests.append(request)
+        if request.aside:
+            yield "yes"
+        elif request.grammar and request.grammar.startswith("root ::= call"):
+            yield self.forced.pop(0)
+        else:
+            yield self.free.pop(0)
+
+    async def count_tokens(self, messages: Any) -> int:
+        return 10
+
+    async def status(self) -> EngineStatus:
+        return EngineStatus(backend="stub", model="stub", context_window=4096)
+
+    async def aclose(self) -> None:
+        pass
+
+
+def turn(script: Script, files: Files, prompt: str) -> list[Any]:
+    agent = Agent(
+        llm=script,  # type: ignore[arg-type]
+        executor=ToolExecutor(ToolRegistry(tools_from(files, plugin="test"))),
+        call_format=get_call_format("fence"),
+        system_prompt="sys",
+        call_grammar="root ::= call",
+    )
+
+    async def go() -> list[Any]:
+        conversation = agent.new_conversation("s")
+        return [e async for e in agent.run(prompt, conversation=conversation, frontend="cli")]
+
+    return asyncio.run(go())
+
+
+def final(events: list[Any]) -> FinalAnswer:
+    assert isinstance(events[-1], FinalAnswer), events
+    return events[-1]
+
+
+def test_a_read_that_failed_mendably_is_called_again_and_answered_from_its_result() -> None:
+    files = Files()
+    script = Script(
+        free=[fence("cat", file="example.txt"), "example.txt: no such file."],
+        forced=[fence("cat", file="notes.txt")],
+    )
+    events = turn(script, files, "print it")
+    assert files.read == ["example.txt", "notes.txt"]
+    assert final(events).text == "It says: Buy a new servo."
+    # The answer the mending call replaced was never streamed.
+    assert not [e for e in events if isinstance(e, TextChunk)]
+
+
+def test_a_refused_read_is_not_mended() -> None:
+    files = Files()
+    script = Script(free=[fence("cat", file="secret.txt"), "I can't read that file."], forced=[])
+    answer = final(turn(script, files, "show secret.txt"))
+    assert files.read == ["secret.txt"]
+    assert answer.text == "I can't read that file."
+
+
+def test_a_failed_act_is_not_followed_by_a_read() -> None:
+    files = Files()
+    script = Script(free=[fence("servo", angle=30), "The servo is unplugged."], forced=[])
+    answer = final(turn(script, files, "turn the camera to 30"))
+    assert files.moved == [30] and files.read == []
+    assert answer.text == "The servo is unplugged."
+
+
+def test_a_mending_call_that_repeats_the_failed_one_leaves_the_answer() -> None:
+    files = Files()
+    script = Script(
+        free=[fence("cat", file="example.txt"), "example.txt is not there."],
+        forced=[fence("cat", file="example.txt")],
+    )
+    answer = final(turn(script, files, "print example.txt"))
+    assert files.read == ["example.txt"]  # not run twice
+    assert answer.text == "example.txt is not there."
+
+
+def test_a_turn_is_mended_once() -> None:
+    files = Files()
+    script = Script(
+        free=[fence("cat", file="example.txt"), "No such file.", "Neither file is there."],
+        forced=[fence("cat", file="other.txt")],
+    )
+    answer = final(turn(script, files, "print it"))
+    assert files.read == ["example.txt", "other.txt"]
+    assert answer.text == "Neither file is there."
+    assert sum(1 for r in script.requests if r.grammar) == 1
