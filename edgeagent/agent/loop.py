@@ -231,7 +231,8 @@ class Agent:
             if mend and not mended and call_grammar and not parsed.calls and not parsed.errors:
                 # Its read failed, and it answered instead of calling again (measured: it
                 # never does, even when the error names the fix). Ask once more for a
-                # read call; a repeat of a failed one leaves its answer as it was.
+                # read call; a repeat of a failed one, or one with a place the user never
+                # named, leaves its answer as it was.
                 mended = True
                 again = await self._forced_call(conversation, grammar=call_grammar, meter=meter)
                 if isinstance(again, ErrorEvent):
@@ -241,7 +242,8 @@ class Agent:
                 log.info("model answered after a failed read; mending: %r", again[:120])
                 fresh = [self.executor.resolve(ToolCall(c.name, c.arguments)) for c in looked.calls]
                 repeats = any(_signature(c) in failures for c in fresh)
-                if fresh and not looked.errors and not repeats:
+                guessed = self.checks.made_up(fresh, said=_said(conversation))
+                if fresh and not looked.errors and not repeats and guessed is None:
                     raw, parsed = again, looked
             refused: tuple[str, str] | None = None  # the model's refusal (text, raw)
             if (

@@ -5,7 +5,9 @@ from __future__ import annotations
 
 import asyncio
 import json
-from typing import Any
+from typing import Annotated, Any
+
+from pydantic import Field
 
 from edgeagent.agent.events import FinalAnswer, TextChunk
 from edgeagent.agent.loop import Agent
@@ -15,6 +17,7 @@ from edgeagent.tools import tool, tools_from
 from edgeagent.tools.calls import get_call_format
 from edgeagent.tools.executor import ToolExecutor
 from edgeagent.tools.registry import ToolRegistry
+from edgeagent.tools.tool import USER_WORDS
 
 
 def fence(name: str, **arguments: Any) -> str:
@@ -35,6 +38,14 @@ class Files:
         if file != "notes.txt":
             raise ToolError(f"{file}: no such file. Files with a similar name: notes.txt")
         return "Buy a new servo."
+
+    @tool
+    def weather(
+        self, location: Annotated[str, Field(description="place", json_schema_extra=USER_WORDS)]
+    ) -> str:
+        """Weather for a place."""
+        self.read.append(location)
+        raise ToolError(f"no place called {location}")
 
     @tool(kind="act")
     def servo(self, angle: int) -> str:
@@ -140,3 +151,14 @@ def test_a_turn_is_mended_once() -> None:
     assert files.read == ["example.txt", "other.txt"]
     assert answer.text == "Neither file is there."
     assert sum(1 for r in script.requests if r.grammar) == 1
+
+
+def test_a_mending_call_with_a_place_nobody_named_is_not_run() -> None:
+    files = Files()
+    script = Script(
+        free=[fence("weather", location="Atlantis"), "I could not find Atlantis."],
+        forced=[fence("weather", location="Oslo")],  # the primer's city
+    )
+    answer = final(turn(script, files, "weather in Atlantis?"))
+    assert files.read == ["Atlantis"]
+    assert answer.text == "I could not find Atlantis."
