@@ -6,7 +6,8 @@ the fix ("Files with a similar name: notes.txt", "'half' is not understood; use
 numbers"). It answered with the error, asked back or refused. So when a step's reads
 all failed and one failure is :attr:`~edgeagent.tools.tool.ToolResult.mendable`, the
 loop asks once more with a grammar that admits only a read call; the answer is then
-built from that call's result, or stays the model's when it repeats a failed call.
+built from that call's result, or stays the model's when it repeats a failed call or
+names a place no user message named (the made-up-place check of a turn's first calls).
 """
 
 from __future__ import annotations
