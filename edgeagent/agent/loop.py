@@ -37,7 +37,7 @@ from edgeagent.agent.sanitize import DEFAULT_MAX_TOOL_CHARS, sanitize, tool_cont
 from edgeagent.agent.selection import ToolSelector, TurnTools
 from edgeagent.errors import ContextOverflowError, LLMError
 from edgeagent.llm.base import LLM, GenerateRequest, Message
-from edgeagent.tools.calls import CallFormat
+from edgeagent.tools.calls import CallFormat, ParsedOutput
 from edgeagent.tools.executor import ToolCall, ToolExecutor
 from edgeagent.tools.fill import fill_for
 from edgeagent.tools.tool import ToolResult
@@ -222,23 +222,22 @@ class Agent:
                 # It wrote a tool's answer, or a value only a tool can know, itself: it
                 # meant to call one. Ask again, allowing only a valid call of a tool.
                 log.info("model answered with a tool's value itself; retrying with a call")
-                forced = await self._forced_call(conversation, grammar=call_grammar, meter=meter)
-                if isinstance(forced, ErrorEvent):
-                    yield forced
+                look = await self._forced_call(conversation, grammar=call_grammar, meter=meter)
+                if isinstance(look, ErrorEvent):
+                    yield look
                     return
-                raw = forced
-                parsed = self.call_format.parse(raw)
+                raw, parsed = look
             if mend and not mended and call_grammar and not parsed.calls and not parsed.errors:
                 # Its read failed, and it answered instead of calling again (measured: it
                 # never does, even when the error names the fix). Ask once more for a
                 # read call; a repeat of a failed one, or one with a place the user never
                 # named, leaves its answer as it was.
                 mended = True
-                again = await self._forced_call(conversation, grammar=call_grammar, meter=meter)
-                if isinstance(again, ErrorEvent):
-                    yield again
+                look = await self._forced_call(conversation, grammar=call_grammar, meter=meter)
+                if isinstance(look, ErrorEvent):
+                    yield look
                     return
-                looked = self.call_format.parse(again)
+                again, looked = look
                 log.info("model answered after a failed read; mending: %r", again[:120])
                 fresh = [self.executor.resolve(ToolCall(c.name, c.arguments)) for c in looked.calls]
                 repeats = any(_signature(c) in failures for c in fresh)
@@ -255,11 +254,11 @@ class Agent:
             ):
                 # It refused: take a second look with a call of a titled tool, which the
                 # side questions then check like any call. A refusal they confirm stands.
-                again = await self._forced_call(conversation, grammar=recheck, meter=meter)
-                if isinstance(again, ErrorEvent):
-                    yield again
+                look = await self._forced_call(conversation, grammar=recheck, meter=meter)
+                if isinstance(look, ErrorEvent):
+                    yield look
                     return
-                looked = self.call_format.parse(again)
+                again, looked = look
                 log.info("model refused; second look: %r", again[:120])
                 if looked.calls and not looked.errors:
                     refused, raw, parsed = (parsed.text, raw), again, looked
@@ -460,9 +459,9 @@ class Agent:
 
     async def _forced_call(
         self, conversation: Conversation, *, grammar: str, meter: TurnMeter
-    ) -> str | ErrorEvent:
-        """One generation that ``grammar`` allows to be only a call (nothing streams,
-        nothing has run yet this turn): its raw text, or the backend's failure."""
+    ) -> tuple[str, ParsedOutput] | ErrorEvent:
+        """One generation that ``grammar`` allows to be only a call (nothing streams):
+        its raw text and what it parses to, or the backend's failure."""
         raw = ""
         async for event in self._generate(
             conversation, trusted=False, grammar=grammar, meter=meter
@@ -471,7 +470,7 @@ class Agent:
                 return event
             if isinstance(event, str):
                 raw = event
-        return raw
+        return raw, self.call_format.parse(raw)
 
     async def prepare(self) -> None:
         """Measure the tools; under selection, conversations start with the always-shown

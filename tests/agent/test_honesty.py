@@ -26,6 +26,7 @@ from edgeagent.tools.executor import ToolExecutor
 from edgeagent.tools.registry import ToolRegistry
 from edgeagent.tools.tool import USER_WORDS
 from tests.agent.scripted_agent import run_turn
+from tests.agent.stub_llm import StubLLM
 
 
 class Strip:
@@ -351,7 +352,7 @@ class Calculator:
         return {"expression": expression, "result": 391}
 
 
-class GrammarAwareModel:
+class GrammarAwareModel(StubLLM):
     """Answers ``said`` from memory, unless a grammar forces a call (``forced``); a side
     question gets "yes".
 
@@ -370,17 +371,6 @@ class GrammarAwareModel:
             yield self.forced
         else:
             yield self.said
-
-    async def count_tokens(self, messages: Any) -> int:
-        return 10
-
-    async def status(self) -> Any:
-        from edgeagent.llm.base import EngineStatus
-
-        return EngineStatus(backend="stub", model="stub", context_window=4096)
-
-    async def aclose(self) -> None:
-        pass
 
 
 def test_a_computed_number_from_memory_is_replaced_by_a_forced_call() -> None:

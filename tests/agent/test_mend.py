@@ -12,12 +12,12 @@ from pydantic import Field
 from edgeagent.agent.events import FinalAnswer, TextChunk
 from edgeagent.agent.loop import Agent
 from edgeagent.errors import ToolDeniedError, ToolError
-from edgeagent.llm.base import EngineStatus
 from edgeagent.tools import tool, tools_from
 from edgeagent.tools.calls import get_call_format
 from edgeagent.tools.executor import ToolExecutor
 from edgeagent.tools.registry import ToolRegistry
 from edgeagent.tools.tool import USER_WORDS
+from tests.agent.stub_llm import StubLLM
 
 
 def fence(name: str, **arguments: Any) -> str:
@@ -54,7 +54,7 @@ class Files:
         raise ToolError("the servo is unplugged")
 
 
-class Script:
+class Script(StubLLM):
     """Answers from two queues: generations with a grammar (``forced``) and without."""
 
     def __init__(self, *, free: list[str], forced: list[str]) -> None:
@@ -69,15 +69,6 @@ class Script:
             yield self.forced.pop(0)
         else:
             yield self.free.pop(0)
-
-    async def count_tokens(self, messages: Any) -> int:
-        return 10
-
-    async def status(self) -> EngineStatus:
-        return EngineStatus(backend="stub", model="stub", context_window=4096)
-
-    async def aclose(self) -> None:
-        pass
 
 
 def turn(script: Script, files: Files, prompt: str) -> list[Any]:

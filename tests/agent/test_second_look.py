@@ -13,12 +13,12 @@ import pytest
 from edgeagent.agent import honesty
 from edgeagent.agent.events import FinalAnswer, TextChunk
 from edgeagent.agent.loop import Agent
-from edgeagent.llm.base import EngineStatus
 from edgeagent.tools import tool, tools_from
 from edgeagent.tools.calls import get_call_format
 from edgeagent.tools.executor import ToolCall, ToolExecutor
 from edgeagent.tools.registry import ToolRegistry
 from tests.agent.scripted_agent import run_turn
+from tests.agent.stub_llm import StubLLM
 
 REFUSAL = "I can't do that here: none of my tools can change the color of the LED strip."
 
@@ -49,7 +49,7 @@ class Files:
         return path
 
 
-class Model:
+class Model(StubLLM):
     """Refuses (``said``) unless a grammar forces a call (``forced``); a side question
     gets ``side`` ("no" to the capability question with ``can="no"``). Stands in for
     llama.cpp's constrained decoding."""
@@ -69,15 +69,6 @@ class Model:
         else:
             for start in range(0, len(self.said), 5):
                 yield self.said[start : start + 5]
-
-    async def count_tokens(self, messages: Any) -> int:
-        return 10
-
-    async def status(self) -> EngineStatus:
-        return EngineStatus(backend="stub", model="stub", context_window=4096)
-
-    async def aclose(self) -> None:
-        pass
 
 
 def agent_for(model: Model, strip: object, *, recheck: str | None = "root ::= call") -> Agent:
