@@ -39,12 +39,15 @@ def test_page_shows_pixel_colors_brightness_and_servo_angle(
     http.post(f"{live.url}/api/led", json={"color": "blue", "first": 2, "last": 3})
     http.post(f"{live.url}/api/servo", json={"angle": 30})
     open_dashboard(browser, live.url)
-    assert pixel_colors(browser) == [
+    drawn = [
         ("#ff0000", "rgba(255, 0, 0, 1)"),
         ("#ff0000", "rgba(255, 0, 0, 1)"),
         ("#0000ff", "rgba(0, 0, 255, 1)"),
         ("#0000ff", "rgba(0, 0, 255, 1)"),
     ]
+    # The pixels fade into their colours (a 60 ms CSS transition): read them once it ends.
+    wait_for(lambda: pixel_colors(browser) == drawn)
+    assert pixel_colors(browser) == drawn
     assert browser.find_element("id", "servo-angle").text == "30"
     assert "rotate(30 " in browser.find_element("id", "servo-arm").get_attribute("transform")
 
