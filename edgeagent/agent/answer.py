@@ -17,6 +17,7 @@ from edgeagent.agent.context import Conversation
 from edgeagent.agent.sanitize import sanitize
 from edgeagent.llm.base import Message
 from edgeagent.tools.registry import ToolRegistry
+from edgeagent.tools.tool import ToolKind
 
 log = logging.getLogger(__name__)
 
@@ -24,6 +25,19 @@ log = logging.getLogger(__name__)
 def acted(records: list[dict[str, Any]]) -> bool:
     """Whether a call of this turn succeeded (a change or a value it may report)."""
     return any(r.get("ok") for r in records)
+
+
+def failed_to_act(records: list[dict[str, Any]], registry: ToolRegistry) -> bool:
+    """Whether a call of an acting tool failed this turn: its failure is the answer.
+
+    Measured: after a failed acting call the model states the device's state from
+    memory ("The servo angle is already set to purple."); a forced read of that state
+    then answered a question nobody asked ("The servo is at 70°." for "point the servo
+    at purple") where the user must hear that the request failed."""
+    return any(
+        not r.get("ok") and r["name"] in registry and registry.get(r["name"]).kind is ToolKind.ACT
+        for r in records
+    )
 
 
 def built_answer(step_records: list[dict[str, Any]], registry: ToolRegistry) -> str | None:

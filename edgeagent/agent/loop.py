@@ -17,7 +17,7 @@ from collections.abc import AsyncGenerator, AsyncIterator, Sequence
 from typing import Any
 
 from edgeagent.agent import honesty
-from edgeagent.agent.answer import acted, built_answer, text_answer
+from edgeagent.agent.answer import acted, built_answer, failed_to_act, text_answer
 from edgeagent.agent.checks import SideChecks
 from edgeagent.agent.context import Conversation, fit_context
 from edgeagent.agent.decline import NAME as DECLINE
@@ -211,6 +211,7 @@ class Agent:
                 not parsed.calls
                 and call_grammar
                 and not acted(records)
+                and not failed_to_act(records, self.executor.registry)
                 and await self.checks.needs_a_call(
                     _current_prompt(conversation),
                     raw,

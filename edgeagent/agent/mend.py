@@ -23,7 +23,8 @@ def mendable(results: Sequence[tuple[ToolCall, ToolResult]], registry: ToolRegis
     """Whether a step's calls all failed, all of read tools, one of them mendably.
 
     An acting tool is never mended: a forced read after its failure answered a state
-    nobody asked for ("point the servo at purple" -> "The servo is at 70°")."""
+    nobody asked for ("point the servo at purple" -> "The servo is at 70°"); its failure
+    is the answer (:func:`~edgeagent.agent.answer.failed_to_act`)."""
     if not results or any(result.ok for _, result in results):
         return False
     reads = all(

@@ -47,11 +47,17 @@ class Files:
         self.read.append(location)
         raise ToolError(f"no place called {location}")
 
-    @tool(kind="act")
+    @tool(kind="act", title="the camera servo")
     def servo(self, angle: int) -> str:
         """Turn the servo."""
         self.moved.append(angle)
         raise ToolError("the servo is unplugged")
+
+    @tool(answer=lambda angle: f"The servo is at {angle}°.")
+    def servo_state(self) -> int:
+        """Where the servo points."""
+        self.read.append("servo_state")
+        return 45
 
 
 class Script(StubLLM):
@@ -119,6 +125,28 @@ def test_a_failed_act_is_not_followed_by_a_read() -> None:
     answer = final(turn(script, files, "turn the camera to 30"))
     assert files.moved == [30] and files.read == []
     assert answer.text == "The servo is unplugged."
+
+
+def test_a_failed_act_answered_with_a_state_from_memory_is_answered_with_its_failure() -> None:
+    # A stated device state after a turn that ran nothing forces a read of it; after a
+    # failed acting call it must not: the user asked for a change, and it failed.
+    files = Files()
+    script = Script(
+        free=[fence("servo", angle=30), "The servo is already at 30 degrees."],
+        forced=[fence("servo_state")],
+    )
+    answer = final(turn(script, files, "turn the camera to 30"))
+    assert files.moved == [30] and files.read == []
+    assert answer.text == "Sorry, that did not work: servo failed: the servo is unplugged."
+    assert not [r for r in script.requests if r.grammar]
+
+
+def test_a_state_from_memory_in_a_turn_that_tried_nothing_is_read() -> None:
+    files = Files()
+    script = Script(free=["The servo is already at 30 degrees."], forced=[fence("servo_state")])
+    answer = final(turn(script, files, "where is the camera pointing?"))
+    assert files.moved == [] and files.read == ["servo_state"]
+    assert answer.text == "The servo is at 45°."
 
 
 def test_a_mending_call_that_repeats_the_failed_one_leaves_the_answer() -> None:
