@@ -4,10 +4,11 @@ A small model guesses paths (``app.log`` for ``logs/app.log``, ``file.txt`` for 
 files"), swaps grep's pattern and file, and does not correct itself from an error
 message (measured: it answers "the file does not exist" instead). So before a command
 runs, :func:`mend_paths` replaces a missing path where exactly one reading fits (the
-only file of that name below the roots; grep's pattern and path swapped; every file for
-a recursive grep of a file that is not there; a number given to head or tail as a file
-is the line count), and says so in the answer. What cannot be mended fails with the
-names that are there (:func:`missing_paths`, :func:`files_hint`).
+only file of that name below the roots, or, for a name without an extension, the only
+file of that stem: "notes" for ``notes.txt``, as people name files; grep's pattern and
+path swapped; every file for a recursive grep of a file that is not there; a number
+given to head or tail as a file is the line count), and says so in the answer. What
+cannot be mended fails with the names that are there (:func:`missing_paths`, :func:`files_hint`).
 """
 
 from __future__ import annotations
@@ -81,10 +82,16 @@ def mend_paths(
         notes.append(f"searched {args[i]} for {args[pattern]!r}")
         return [command, *args], notes
     names: dict[str, list[str]] = {}
+    stems: dict[str, list[str]] = {}
     for path in itertools.islice(_files(roots, cwd), MAX_SCANNED):
-        names.setdefault(os.path.basename(path).lower(), []).append(path)
+        name = os.path.basename(path).lower()
+        names.setdefault(name, []).append(path)
+        stems.setdefault(os.path.splitext(name)[0], []).append(path)
     for i in missing:
-        found = names.get(os.path.basename(args[i].rstrip("/")).lower(), [])
+        name = os.path.basename(args[i].rstrip("/")).lower()
+        found = names.get(name, [])
+        if not found and not os.path.splitext(name)[1]:
+            found = stems.get(name, [])  # "cat notes": the only file called notes.*
         if len(found) == 1:
             notes.append(f"{args[i]} is {found[0]}")
             args[i] = found[0]

@@ -36,6 +36,36 @@ def test_the_only_file_of_a_guessed_name_is_read_and_the_answer_says_so(shell: T
     assert shell.answer(result) == "boot ok\nservo ok\n(app.log is logs/app.log)"
 
 
+@pytest.mark.parametrize(
+    ("command", "output", "note"),
+    [
+        ("cat notes", "buy a new servo\n", "notes is notes.txt"),
+        ("head -n 1 TODO", "- milk\n", "TODO is todo.md"),
+        ("tail -n 1 app", "servo ok\n", "app is logs/app.log"),
+    ],
+)
+def test_a_file_named_without_its_extension_is_the_only_file_of_that_stem(
+    shell: Tool, command: str, output: str, note: str
+) -> None:
+    result = shell.func(command=command)
+    assert result["output"] == output
+    assert shell.answer is not None
+    assert shell.answer(result).endswith(f"({note})")
+
+
+def test_a_stem_two_files_share_fails_naming_both(shell: Tool, tmp_path: Path) -> None:
+    (tmp_path / "root" / "notes.md").write_text("other notes\n")
+    with pytest.raises(ToolError) as caught:
+        shell.func(command="cat notes")
+    assert "notes.txt" in str(caught.value) and "notes.md" in str(caught.value)
+
+
+def test_a_name_with_another_extension_is_not_read_as_a_stem(shell: Tool) -> None:
+    with pytest.raises(ToolError) as caught:
+        shell.func(command="cat notes.md")
+    assert "No such file or directory" in str(caught.value)
+
+
 def test_a_name_two_files_share_fails_naming_both(shell: Tool, tmp_path: Path) -> None:
     (tmp_path / "root" / "old").mkdir()
     (tmp_path / "root" / "old" / "app.log").write_text("old\n")
