@@ -417,7 +417,7 @@ class Agent:
             max_tokens=self.max_tokens,
             temperature=self.temperature,
             grammar=grammar,
-            fill=self.fill,
+            fill=self.fill if grammar else None,
             tools=self.native_tools if turn is None else turn.native_tools,
         )
         shown = self.call_format.stream_filter()

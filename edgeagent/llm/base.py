@@ -50,8 +50,8 @@ class GenerateRequest:
     """OpenAI-style tool list, for engines with native tool support (HTTP backends)."""
     fill: Callable[[str], str] | None = None
     """Given the text generated so far, the text the call format fixes next ("" for
-    none; :class:`edgeagent.tools.fill.CallFill`). llama.cpp evaluates it without
-    sampling (under a grammar, as far as the grammar allows); others ignore it."""
+    none; :class:`edgeagent.tools.fill.CallFill`). An engine with a grammar evaluates it
+    without sampling, as far as the grammar allows; others ignore it."""
     aside: bool = False
     """A short side question outside the conversation: an engine that caches the
     conversation's context (llama.cpp) answers it without evicting that cache."""

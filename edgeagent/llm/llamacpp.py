@@ -268,16 +268,15 @@ class LlamaCppEngine:
         return gate.constrained_choice(chain, greedy=greedy)
 
     def _filled(self, text: str, gate: GrammarGate | None, room: int) -> list[int]:
-        """``text``'s tokens, as many from its start as ``room`` leaves and, under a
-        grammar, as it allows (each then accepted by it)."""
+        """``text``'s tokens, as many from its start as the grammar allows (each then
+        accepted by it) and ``room`` leaves; none without a grammar."""
         tokens: list[int] = []
-        if not text:
+        if not text or gate is None:
             return tokens
         for token in self._tokenize_content(text)[: max(room, 0)]:
-            if gate is not None:
-                if not gate.allows(token):
-                    break
-                gate.accept(token)
+            if not gate.allows(token):
+                break
+            gate.accept(token)
             tokens.append(token)
         return tokens
 
@@ -345,7 +344,7 @@ class LlamaCppEngine:
         stops = StopFilter((*request.stop, self.end_text))
         chain = llm._init_sampler(temp=request.temperature, repeat_penalty=1.0)
         vocab = llm._model.vocab
-        fill = request.fill
+        fill = request.fill if gate is not None else None
         written = ""  # what the model has written so far, for the fill
         try:
             while self.stats.generated_tokens < budget and not cancelled():

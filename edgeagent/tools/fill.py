@@ -4,15 +4,13 @@ Half of a call's tokens are fixed by its format: ```` ```json ```` then
 ``{"name": "``, the tool's name, ``", "arguments":``, the arguments, ``}}`` and the
 closing fence. A model writes each fixed token in a decode of its own (50-80 ms on two
 cores); an engine that knows what comes next evaluates the fixed run in one batch
-instead. :class:`CallFill` says what comes next. Under a call grammar (the forced
-calls) the engine checks every filled token against it, so a fill never writes what the
-grammar would not allow: a forced call 1.07 s against 1.41 s (docs/benchmarks.md).
-Without one (a turn's first reply, with the shipped config's ``[llm.llamacpp] grammar``
-off) the text is filled unchecked once the model has opened a call: only after the
-opener, and only the canonical spelling (the one :meth:`CallFormat.render_call` writes,
-the history shows and the model writes: 0 parse failures in 956 generations of the
-accuracy benchmark). A reply that opens no call is never touched; one that strays from
-the spelling mid-way (``{"name":"led"``) gets nothing more filled.
+instead. :class:`CallFill` says what comes next; the engine checks every filled token
+against the call grammar, so a fill never writes what the grammar would not allow, and
+only a generation under a grammar is filled: with the shipped config (``[llm.llamacpp]
+grammar`` off) the forced calls, a forced call 1.07 s against 1.41 s (docs/benchmarks.md).
+
+Only the canonical spelling is filled (the one :meth:`CallFormat.render_call` writes and
+the history shows): a model that writes ``{"name":"led"`` gets nothing filled.
 """
 
 from __future__ import annotations

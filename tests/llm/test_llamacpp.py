@@ -191,18 +191,6 @@ def test_a_fill_the_grammar_does_not_allow_is_not_written(engine: LlamaCppEngine
     assert engine.stats.filled_tokens == 0
 
 
-def test_without_a_grammar_a_fill_is_written_unchecked(engine: LlamaCppEngine) -> None:
-    # A turn's first reply has no grammar: once the model opens a call, the format's
-    # fixed text is evaluated in the pass of the token before it all the same.
-    messages: list[Message] = [{"role": "user", "content": "Say hello"}]
-    fill = "#FILLED#"
-    text = "".join(
-        run(engine, messages, max_tokens=12, fill=lambda t: "" if fill in t else fill)
-    )
-    assert fill in text and text.index(fill) > 0  # after the first sampled token
-    assert engine.stats.filled_tokens >= 3
-
-
 def test_free_text_grammar_leaves_answers_alone(engine: LlamaCppEngine) -> None:
     calls_mod = pytest.importorskip("edgeagent.tools.calls")
     grammar = build_tool_grammar(TOOLS, open_marker="<tool_call>")
