@@ -14,10 +14,10 @@ import contextlib
 import logging
 import threading
 from asyncio import Future
-from collections.abc import AsyncIterator, Awaitable, Callable, Iterable, Sequence
+from collections.abc import AsyncIterator, Awaitable, Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
-from types import ModuleType
-from typing import TYPE_CHECKING, Any
+from types import MappingProxyType, ModuleType
+from typing import TYPE_CHECKING, Any, NamedTuple
 
 from edgeagent.config import Config
 from edgeagent.errors import EdgeAgentError, HardwareError
@@ -236,6 +236,19 @@ def resolve_call_format(config: Config) -> str:
     return select_profile(config.agent.profile, model=model_name(config)).call_format
 
 
+class _Grammars(NamedTuple):
+    """A turn's llama.cpp grammars (``None``: that step runs unconstrained)."""
+
+    grammar: str | None = None
+    """[llm.llamacpp] grammar: every step, a call of a shown tool or plain text."""
+    call: str | None = None
+    """A forced call of a read tool: for a value only a tool can know."""
+    recheck: str | None = None
+    """A refusal's second look: a call of a titled tool."""
+    recheck_without: Mapping[str, str] = MappingProxyType({})
+    """The second look asked again without one titled read tool, by its name."""
+
+
 def build_agent(
     config: Config, *, llm: LLM, executor: ToolExecutor, registry: ToolRegistry
 ) -> Agent:
@@ -286,12 +299,11 @@ def build_agent(
             )
             refused.add(name)
 
-    def grammars_for(shown: Sequence[Tool]) -> tuple[str | None, str | None, str | None]:
-        """(the [llm.llamacpp] grammar, the forced read call's, the refusal recheck's)
-        for the shown tools."""
+    def grammars_for(shown: Sequence[Tool]) -> _Grammars:
+        """The grammars of a turn that shows the ``shown`` tools."""
         shown = [t for t in shown if t.name not in refused]
         if not (shown and call_format.name in ("json", "fence") and llama_cpp):
-            return None, None, None
+            return _Grammars()
         from edgeagent.llm.grammar import build_tool_grammar
 
         opener = call_format.marker + ("json\n" if call_format.name == "fence" else "")
@@ -307,16 +319,24 @@ def build_agent(
         # questions check before it runs (never one they would not ask about).
         titled = [t for t in shown if t.title and t.name != DECLINE]
         recheck_grammar = None
+        recheck_without: dict[str, str] = {}
         if titled and config.agent.check_target:
             recheck_grammar = build_tool_grammar(
                 titled, open_marker=opener, close_marker=closer, require_call=True
             )
+            # Asked again when the checks refuse a second look's read tool.
+            for tool in titled:
+                others = [t for t in titled if t is not tool]
+                if tool.kind is ToolKind.READ and others:
+                    recheck_without[tool.name] = build_tool_grammar(
+                        others, open_marker=opener, close_marker=closer, require_call=True
+                    )
         grammar = None
         if wants_grammar:
             grammar = build_tool_grammar(
                 shown, open_marker=opener, close_marker=closer, calls_first=True
             )
-        return grammar, call_grammar, recheck_grammar
+        return _Grammars(grammar, call_grammar, recheck_grammar, recheck_without)
 
     def native_for(shown: Sequence[Tool]) -> list[dict[str, Any]] | None:
         # [llm.http] native_tools: the schemas go to the server as well as in the prompt.
@@ -335,22 +355,23 @@ def build_agent(
         "after_primer") the ``always`` ones only (the same for every turn, so it and the
         primer stay cached) and a note after the primer the ``extra`` ones."""
         shown = [*always, *extra]
-        grammar, call_grammar, recheck_grammar = grammars_for(shown)
+        grammars = grammars_for(shown)
         native = native_for(shown)
         return TurnTools(
             tools=tuple(shown),
             system_prompt=prompt_for(always if after_primer else shown),
             note=note_for(extra) if extra and after_primer else None,
-            grammar=grammar,
-            call_grammar=call_grammar,
-            recheck_grammar=recheck_grammar,
+            grammar=grammars.grammar,
+            call_grammar=grammars.call,
+            recheck_grammar=grammars.recheck,
+            recheck_without=grammars.recheck_without,
             native_tools=None if native is None else tuple(native),
         )
 
     system_prompt = prompt_for(tools)
     primer = build_primer(tools, call_format=call_format) if config.agent.primer else []
-    grammar, call_grammar, recheck_grammar = grammars_for(tools)
-    if wants_grammar and tools and grammar is None:
+    grammars = grammars_for(tools)
+    if wants_grammar and tools and grammars.grammar is None:
         log.warning(
             "[llm.llamacpp] grammar needs the json or fence call format and llama-cpp-python "
             "installed; [agent] call_format = %r runs unconstrained",
@@ -377,12 +398,13 @@ def build_agent(
         context_threshold=config.agent.context_threshold,
         max_tokens=config.llm.max_tokens,
         temperature=config.llm.temperature,
-        grammar=grammar,
+        grammar=grammars.grammar,
         native_tools=native_tools,
         primer=primer,
         stop=profile.stop,
-        call_grammar=call_grammar,
-        recheck_grammar=recheck_grammar,
+        call_grammar=grammars.call,
+        recheck_grammar=grammars.recheck,
+        recheck_without=grammars.recheck_without,
         decline=offers_decline,
         check_target=config.agent.check_target,
         selector=selector,

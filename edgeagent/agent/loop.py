@@ -13,7 +13,7 @@ import contextlib
 import dataclasses
 import json
 import logging
-from collections.abc import AsyncGenerator, AsyncIterator, Sequence
+from collections.abc import AsyncGenerator, AsyncIterator, Mapping, Sequence
 from typing import Any
 
 from edgeagent.agent import honesty
@@ -34,6 +34,7 @@ from edgeagent.agent.mend import mendable
 from edgeagent.agent.meter import TurnMeter
 from edgeagent.agent.read_ahead import ReadAhead
 from edgeagent.agent.sanitize import DEFAULT_MAX_TOOL_CHARS, sanitize, tool_content
+from edgeagent.agent.second_look import second_look
 from edgeagent.agent.selection import ToolSelector, TurnTools
 from edgeagent.errors import ContextOverflowError, LLMError
 from edgeagent.llm.base import LLM, GenerateRequest, Message
@@ -86,6 +87,7 @@ class Agent:
         stop: Sequence[str] = (),
         call_grammar: str | None = None,
         recheck_grammar: str | None = None,
+        recheck_without: Mapping[str, str] | None = None,
         decline: bool = False,
         check_target: bool = False,
         selector: ToolSelector | None = None,
@@ -111,6 +113,8 @@ class Agent:
         """Admits exactly one call of a read tool: for a value only a tool can know."""
         self.recheck_grammar = recheck_grammar
         """Admits exactly one call of a titled tool: a refusal's second look."""
+        self.recheck_without = dict(recheck_without or {})
+        """The second look's grammar without one titled read tool, by its name."""
         self.decline = decline
         """The model may answer with a ``decline`` call (edgeagent.agent.decline)."""
         self.check_target = check_target
@@ -165,6 +169,7 @@ class Agent:
             return
         call_grammar = self.call_grammar if turn is None else turn.call_grammar
         recheck = self.recheck_grammar if turn is None else turn.recheck_grammar
+        without = self.recheck_without if turn is None else turn.recheck_without
         if not self.check_target:
             recheck = None  # a second look is safe only with the checks before a call
         # A prompt cannot carry template control tokens either (llama.cpp tokenizes
@@ -245,7 +250,7 @@ class Agent:
                 guessed = self.checks.made_up(fresh, said=_said(conversation))
                 if fresh and not looked.errors and not repeats and guessed is None:
                     raw, parsed = again, looked
-            refused: tuple[str, str] | None = None  # the model's refusal (text, raw)
+            checked = False  # the calls are a second look's, which its checks passed
             if (
                 recheck
                 and not records
@@ -253,16 +258,26 @@ class Agent:
                 and not parsed.errors
                 and honesty.refuses(parsed.text)
             ):
-                # It refused: take a second look with a call of a titled tool, which the
-                # side questions then check like any call. A refusal they confirm stands.
-                look = await self._forced_call(conversation, grammar=recheck, meter=meter)
-                if isinstance(look, ErrorEvent):
-                    yield look
+                second = await second_look(
+                    lambda grammar: self._forced_call(conversation, grammar=grammar, meter=meter),
+                    grammar=recheck,
+                    without=without,
+                    checks=self.checks,
+                    executor=self.executor,
+                    prompt=_current_prompt(conversation),
+                    said=_said(conversation),
+                    session=conversation.id,
+                )
+                if isinstance(second, ErrorEvent):
+                    yield second
                     return
-                again, looked = look
-                log.info("model refused; second look: %r", again[:120])
-                if looked.calls and not looked.errors:
-                    refused, raw, parsed = (parsed.text, raw), again, looked
+                if second is None:
+                    # The checks agree with the model's own refusal: that is the answer.
+                    answer = self._answer(conversation, parsed.text, raw, records, prompt=prompt)
+                    yield FinalAnswer(answer, tool_calls=records, steps=step)
+                    return
+                raw, parsed = second
+                checked = True
             calls = [self.executor.resolve(ToolCall(c.name, c.arguments)) for c in parsed.calls]
             declined = [c for c in calls if self.decline and c.name == DECLINE]
             calls = [c for c in calls if c not in declined]
@@ -281,36 +296,17 @@ class Agent:
                 yield FinalAnswer(answer, tool_calls=records, steps=step)
                 return
             question = None if records else self.checks.made_up(calls, said=_said(conversation))
-            if refused is not None and (
-                question is not None or self.checks.unsaid(calls, said=_said(conversation))
-            ):
-                # A second look's call that guesses what the user never said: the
-                # model's own refusal stands.
-                log.info("second look's call guesses a value; the refusal stands")
-                text, said = refused
-                answer = self._answer(conversation, text, said, records, prompt=prompt)
-                yield FinalAnswer(answer, tool_calls=records, steps=step)
-                return
             if question is not None:
                 # Like a refusal, the exchange leaves no trace for the model to copy.
                 del messages[conversation.turn_starts()[-1] :]
                 yield FinalAnswer(question, tool_calls=records, steps=step)
                 return
-            if calls and not records and self.check_target:
+            if calls and not records and self.check_target and not checked:
                 refusal = await self.checks.off_target(
-                    _current_prompt(conversation),
-                    calls,
-                    session=conversation.id,
-                    strict=refused is not None,
+                    _current_prompt(conversation), calls, session=conversation.id
                 )
                 if isinstance(refusal, ToolCall):
                     calls, refusal = [refusal], None  # the history shows the call that ran
-                if refusal is not None and refused is not None:
-                    # The checks agree with the model's own refusal: that is the answer.
-                    text, said = refused
-                    answer = self._answer(conversation, text, said, records, prompt=prompt)
-                    yield FinalAnswer(answer, tool_calls=records, steps=step)
-                    return
                 if refusal is not None:
                     del messages[conversation.turn_starts()[-1] :]
                     yield FinalAnswer(refusal, tool_calls=records, steps=step)

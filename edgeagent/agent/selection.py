@@ -44,8 +44,8 @@ import logging
 import math
 import re
 from collections import Counter
-from collections.abc import Awaitable, Callable, Collection, Sequence
-from dataclasses import dataclass
+from collections.abc import Awaitable, Callable, Collection, Mapping, Sequence
+from dataclasses import dataclass, field
 from typing import Any
 
 from edgeagent.tools.tool import Tool
@@ -170,6 +170,7 @@ class TurnTools:
     grammar: str | None = None
     call_grammar: str | None = None
     recheck_grammar: str | None = None
+    recheck_without: Mapping[str, str] = field(default_factory=dict)
     native_tools: tuple[dict[str, Any], ...] | None = None
 
     @property

@@ -49,6 +49,26 @@ class Files:
         return path
 
 
+class Shelf:
+    """Two titled read tools: listing a file is not showing it."""
+
+    def __init__(self) -> None:
+        self.listed: list[str] = []
+        self.shown: list[str] = []
+
+    @tool(title="List directory")
+    def ls(self, path: str) -> str:
+        """List a directory."""
+        self.listed.append(path)
+        return path
+
+    @tool(title="Show a file")
+    def cat(self, path: str) -> str:
+        """Show a file."""
+        self.shown.append(path)
+        return f"{path}: buy milk"
+
+
 class Model(StubLLM):
     """Refuses (``said``) unless a grammar forces a call (``forced``); a side question
     gets ``side`` ("no" to the capability question with ``can="no"``). Stands in for
@@ -71,15 +91,44 @@ class Model(StubLLM):
                 yield self.said[start : start + 5]
 
 
-def agent_for(model: Model, strip: object, *, recheck: str | None = "root ::= call") -> Agent:
+def agent_for(
+    model: Model,
+    strip: object,
+    *,
+    recheck: str | None = "root ::= call",
+    without: dict[str, str] | None = None,
+) -> Agent:
     return Agent(
         llm=model,  # type: ignore[arg-type]
         executor=ToolExecutor(ToolRegistry(tools_from(strip, plugin="test"))),
         call_format=get_call_format("fence"),
         system_prompt="sys",
         recheck_grammar=recheck,
+        recheck_without=without,
         check_target=True,
     )
+
+
+class Reader(Model):
+    """Forces a call by grammar (``forced``: grammar -> call); "List directory" is
+    not what the request is about, "Show a file" is."""
+
+    def __init__(self, *, said: str, forced: dict[str, str], about: tuple[str, ...]) -> None:
+        super().__init__(said=said, forced="", side="no")
+        self.calls_for = forced
+        self.about = about
+
+    async def stream(self, request: Any) -> Any:
+        self.requests.append(request)
+        if request.aside:
+            asked = request.messages[0]["content"]
+            yield "yes" if any(title in asked for title in self.about) else "no"
+        elif request.grammar:
+            yield self.calls_for[request.grammar]
+        elif request.messages[-1]["role"] == "tool":
+            yield "Your notes say: buy milk."
+        else:
+            yield self.said
 
 
 def test_a_refused_request_the_checks_say_a_tool_serves_runs_the_tool() -> None:
@@ -145,6 +194,81 @@ def test_a_read_call_on_a_second_look_must_also_pass_the_capability_question() -
     assert files.listed == []
     questions = [r.messages[0]["content"] for r in model.requests if r.aside]
     assert questions[-1].startswith("Tool: List directory. It only reads")
+
+
+NOTES_REFUSAL = "I can't do that here: none of my tools can show notes."
+WITHOUT = {"ls": "without ls", "cat": "without cat"}
+
+
+def test_a_refused_read_tool_gets_one_more_look_without_it() -> None:
+    # "show me notes": refused, looked at again as ls notes (listing is not showing),
+    # then, without ls, cat notes, which the checks confirm and which runs.
+    shelf = Shelf()
+    model = Reader(
+        said=NOTES_REFUSAL,
+        forced={
+            "root ::= call": fence("ls", path="notes"),
+            "without ls": fence("cat", path="notes"),
+        },
+        about=("Show a file",),
+    )
+    answer = run_turn(agent_for(model, shelf, without=WITHOUT), "show me notes")[-1]
+    assert isinstance(answer, FinalAnswer)
+    assert shelf.listed == [] and shelf.shown == ["notes"]
+    assert answer.text == "Your notes say: buy milk."
+    forced = [r.grammar for r in model.requests if not r.aside and r.grammar]
+    assert forced[:2] == ["root ::= call", "without ls"]
+
+
+def test_a_third_look_the_checks_refuse_too_leaves_the_refusal_and_runs_nothing() -> None:
+    shelf = Shelf()
+    model = Reader(
+        said="I can't do that here: none of my tools can delete files.",
+        forced={
+            "root ::= call": fence("ls", path="notes.txt"),
+            "without ls": fence("cat", path="notes.txt"),
+        },
+        about=(),
+    )
+    answer = run_turn(agent_for(model, shelf, without=WITHOUT), "delete notes.txt")[-1]
+    assert isinstance(answer, FinalAnswer)
+    assert answer.text == "I can't do that here: none of my tools can delete files."
+    assert shelf.listed == [] and shelf.shown == []
+    # One more look, not one per tool: cat's own grammar-without is never asked.
+    forced = [r.grammar for r in model.requests if not r.aside and r.grammar]
+    assert forced == ["root ::= call", "without ls"]
+
+
+def test_a_refused_acting_tool_gets_no_third_look() -> None:
+    strip = Strip()
+    model = Model(said=REFUSAL, forced=fence("led", color="white"), side="no")
+    answer = run_turn(
+        agent_for(model, strip, without={"ls": "without ls"}), "turn on the ceiling fan"
+    )[-1]
+    assert isinstance(answer, FinalAnswer) and answer.text == REFUSAL
+    assert strip.colors == []
+    assert [r.grammar for r in model.requests if not r.aside] == [None, "root ::= call"]
+
+
+def test_the_composed_agent_has_a_second_look_without_each_titled_read_tool(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    pytest.importorskip("llama_cpp")  # the grammars are built only where llama.cpp runs
+    from edgeagent import compose
+    from edgeagent.config import Config
+
+    monkeypatch.setattr(compose, "_runs_llama_cpp", lambda config: True)
+    registry = ToolRegistry([*tools_from(Shelf(), plugin="t"), *tools_from(Strip(), plugin="t")])
+    config = Config.model_validate({"llm": {"backend": "llamacpp"}})
+    model: Any = Model(said="", forced="", side="")
+    agent = compose.build_agent(
+        config, llm=model, executor=ToolExecutor(registry), registry=registry
+    )
+    assert agent.recheck_grammar is not None
+    assert set(agent.recheck_without) == {"ls", "cat"}  # read tools; led acts
+    without_ls = agent.recheck_without["ls"]
+    assert '\\"ls\\"' not in without_ls
+    assert '\\"cat\\"' in without_ls and '\\"led\\"' in without_ls
 
 
 def test_without_a_grammar_the_refusal_stands_after_one_generation() -> None:

@@ -1,0 +1,63 @@
+"""A refusal's second look.
+
+The model refuses requests a tool serves ("make them coral": "none of my tools can
+change the color"). Where the engine has a grammar, a refusal is asked once more for a
+call of a titled tool, which the side questions (:mod:`.checks`) check strictly before
+it runs; a refusal they confirm stands, in the model's own words.
+
+A read tool the checks refuse gets one more look without it: "show me my notes",
+refused, was looked at again as ``ls notes``, which the checks refuse (listing is not
+showing), and ``cat notes`` was never asked for.
+"""
+
+from __future__ import annotations
+
+import logging
+from collections.abc import Awaitable, Callable, Mapping
+
+from edgeagent.agent.checks import SideChecks
+from edgeagent.agent.events import ErrorEvent
+from edgeagent.tools.calls import ParsedOutput
+from edgeagent.tools.executor import ToolCall, ToolExecutor
+
+log = logging.getLogger(__name__)
+
+Look = Callable[[str], Awaitable["tuple[str, ParsedOutput] | ErrorEvent"]]
+"""One generation that a grammar allows to be only a call: its raw text and parse."""
+
+
+async def second_look(
+    look: Look,
+    *,
+    grammar: str,
+    without: Mapping[str, str],
+    checks: SideChecks,
+    executor: ToolExecutor,
+    prompt: str,
+    said: str,
+    session: str,
+) -> tuple[str, ParsedOutput] | ErrorEvent | None:
+    """After a refusal of ``prompt``, one call under ``grammar`` that the checks
+    confirm, as raw text and its parse; ``None``: the refusal stands.
+
+    A call that fills in values the user never ``said`` is a guess, and the refusal
+    stands. A read tool the checks refuse gets one more look under ``without`` (the
+    grammar without that tool, by its name); at most one."""
+    for attempt in ("second", "third"):
+        result = await look(grammar)
+        if isinstance(result, ErrorEvent):
+            return result
+        raw, parsed = result
+        log.info("model refused; %s look: %r", attempt, raw[:120])
+        if not parsed.calls or parsed.errors:
+            return None
+        calls = [executor.resolve(ToolCall(c.name, c.arguments)) for c in parsed.calls]
+        if checks.made_up(calls, said=said) or checks.unsaid(calls, said=said):
+            log.info("the %s look's call guesses a value; the refusal stands", attempt)
+            return None
+        if await checks.off_target(prompt, calls, session=session, strict=True) is None:
+            return raw, parsed
+        if len(calls) != 1 or calls[0].name not in without:
+            return None
+        grammar = without[calls[0].name]
+    return None
