@@ -111,7 +111,10 @@ class SideChecks:
         runs; one that fills in values of its own for an unclear request ("make the
         lights feel like a Tuesday" -> ``{"color": "blue", "brightness": 50}``, "make it
         do the thing" -> ``{"color": "red"}``, both measured) is a guess, and the
-        refusal stands."""
+        refusal stands.
+
+        A file named by its stem counts as said: "show me notes" -> ``notes.txt``
+        (the shell reads a stem's only file as that file either way)."""
         heard = _plain(said)
         numbers = {_number(n) for n in honesty.NUMBER.findall(said)}
         for call in calls:
@@ -122,7 +125,7 @@ class SideChecks:
                     if _number(str(abs(value))) not in numbers:
                         return str(value)
                 elif isinstance(value, str) and not value.startswith("-"):
-                    words = _plain(value)
+                    words = _plain(FILE_SUFFIX.sub("", value))
                     if words and f" {words} " not in f" {heard} ":
                         return value
         return None
@@ -206,6 +209,10 @@ class SideChecks:
             return ""
         word = (words.strip().split() or [""])[0].strip(".,!'\"").lower()
         return next((a for a in ("yes", "no") if word and a.startswith(word)), "")
+
+
+FILE_SUFFIX = re.compile(r"(?<=\w)\.[A-Za-z]\w{0,4}$")
+"""A file name's extension (``.txt``, ``.md``, ``.log``)."""
 
 
 def _leaves(value: object) -> list[object]:

@@ -177,7 +177,11 @@ def test_a_second_look_call_with_values_the_user_never_said_is_a_guess() -> None
         ({"brightness": 5.0}, "dim it to 5 percent", None),
         ({"color": "red"}, "make it do the thing", "red"),
         ({"color": "blue", "brightness": 50}, "make the lights blue", "50"),
-        ({"arguments": ["todo.md"]}, "display the todo list", "todo.md"),
+        # A file named by its stem is said; one named by nothing the user said is not.
+        ({"arguments": ["todo.md"]}, "display the todo list", None),
+        ({"arguments": ["notes.txt"]}, "show me notes", None),
+        ({"arguments": ["shopping.txt"]}, "display the todo list", "shopping.txt"),
+        ({"arguments": ["todo.txt.bak"]}, "display the todo list", "todo.txt.bak"),
     ],
 )
 def test_unsaid(arguments: dict[str, Any], said: str, unsaid: str | None) -> None:
@@ -202,19 +206,19 @@ WITHOUT = {"ls": "without ls", "cat": "without cat"}
 
 def test_a_refused_read_tool_gets_one_more_look_without_it() -> None:
     # "show me notes": refused, looked at again as ls notes (listing is not showing),
-    # then, without ls, cat notes, which the checks confirm and which runs.
+    # then, without ls, cat notes.txt, which the checks confirm and which runs.
     shelf = Shelf()
     model = Reader(
         said=NOTES_REFUSAL,
         forced={
             "root ::= call": fence("ls", path="notes"),
-            "without ls": fence("cat", path="notes"),
+            "without ls": fence("cat", path="notes.txt"),
         },
         about=("Show a file",),
     )
     answer = run_turn(agent_for(model, shelf, without=WITHOUT), "show me notes")[-1]
     assert isinstance(answer, FinalAnswer)
-    assert shelf.listed == [] and shelf.shown == ["notes"]
+    assert shelf.listed == [] and shelf.shown == ["notes.txt"]
     assert answer.text == "Your notes say: buy milk."
     forced = [r.grammar for r in model.requests if not r.aside and r.grammar]
     assert forced[:2] == ["root ::= call", "without ls"]
