@@ -5,10 +5,12 @@ files"), swaps grep's pattern and file, and does not correct itself from an erro
 message (measured: it answers "the file does not exist" instead). So before a command
 runs, :func:`mend_paths` replaces a missing path where exactly one reading fits (the
 only file of that name below the roots, or, for a name without an extension, the only
-file of that stem: "notes" for ``notes.txt``, as people name files; grep's pattern and
-path swapped; every file for a recursive grep of a file that is not there; a number
-given to head or tail as a file is the line count), and says so in the answer. What
-cannot be mended fails with the names that are there (:func:`missing_paths`, :func:`files_hint`).
+file of that stem: "notes" for ``notes.txt``, as people name files; for a name whose
+stem is a file type, the only file of that type: "log" or "log.txt" for ``logs/app.log``,
+as people say "the log"; grep's pattern and path swapped; every file for a recursive
+grep of a file that is not there; a number given to head or tail as a file is the line
+count), and says so in the answer. What cannot be mended fails with the names that are
+there (:func:`missing_paths`, :func:`files_hint`).
 """
 
 from __future__ import annotations
@@ -83,15 +85,22 @@ def mend_paths(
         return [command, *args], notes
     names: dict[str, list[str]] = {}
     stems: dict[str, list[str]] = {}
+    types: dict[str, list[str]] = {}
     for path in itertools.islice(_files(roots, cwd), MAX_SCANNED):
         name = os.path.basename(path).lower()
+        stem, suffix = os.path.splitext(name)
         names.setdefault(name, []).append(path)
-        stems.setdefault(os.path.splitext(name)[0], []).append(path)
+        stems.setdefault(stem, []).append(path)
+        if suffix:
+            types.setdefault(suffix[1:], []).append(path)
     for i in missing:
         name = os.path.basename(args[i].rstrip("/")).lower()
+        stem, suffix = os.path.splitext(name)
         found = names.get(name, [])
-        if not found and not os.path.splitext(name)[1]:
+        if not found and not suffix:
             found = stems.get(name, [])  # "cat notes": the only file called notes.*
+        if not found and stem not in stems:
+            found = types.get(stem, [])  # "tail log", "tail log.txt": the only *.log
         if len(found) == 1:
             notes.append(f"{args[i]} is {found[0]}")
             args[i] = found[0]

@@ -53,6 +53,37 @@ def test_a_file_named_without_its_extension_is_the_only_file_of_that_stem(
     assert shell.answer(result).endswith(f"({note})")
 
 
+@pytest.mark.parametrize(
+    ("command", "output", "note"),
+    [
+        ("tail -n 1 log", "servo ok\n", "log is logs/app.log"),
+        ("wc -l log.txt", "2 logs/app.log\n", "log.txt is logs/app.log"),
+        ("cat md", "- milk\n- eggs\n", "md is todo.md"),
+    ],
+)
+def test_a_file_named_by_its_type_is_the_only_file_of_that_type(
+    shell: Tool, command: str, output: str, note: str
+) -> None:
+    # "show me the last line of the log": the model sends "log" or "log.txt".
+    result = shell.func(command=command)
+    assert result["output"] == output
+    assert shell.answer is not None
+    assert shell.answer(result).endswith(f"({note})")
+
+
+def test_a_type_two_files_share_fails_naming_both(shell: Tool, tmp_path: Path) -> None:
+    (tmp_path / "root" / "logs" / "boot.log").write_text("booted\n")
+    with pytest.raises(ToolError) as caught:
+        shell.func(command="tail -n 1 log")
+    assert "No such file or directory" in str(caught.value)
+
+
+def test_a_type_name_that_is_also_a_stem_reads_the_stem(shell: Tool, tmp_path: Path) -> None:
+    (tmp_path / "root" / "log.md").write_text("# changelog\n")
+    result = shell.func(command="cat log")
+    assert result["output"] == "# changelog\n"  # log.md, not logs/app.log
+
+
 def test_a_stem_two_files_share_fails_naming_both(shell: Tool, tmp_path: Path) -> None:
     (tmp_path / "root" / "notes.md").write_text("other notes\n")
     with pytest.raises(ToolError) as caught:
