@@ -102,6 +102,24 @@ class SideChecks:
                     return f"Which {name} do you mean? I use only a {name} you name."
         return None
 
+    def reread(self, calls: Sequence[ToolCall], *, request: str) -> list[ToolCall]:
+        """``calls`` with the arguments their tools read again from the ``request``
+        (:attr:`~edgeagent.tools.tool.Tool.reread`): "Che tempo farà a Verona martedì?"
+        arrived as ``day: "tomorrow"`` and runs as ``day: "tuesday"``."""
+        reread = []
+        for call in calls:
+            tool = self.registry.get(call.name) if call.name in self.registry else None
+            arguments = None
+            if tool is not None and tool.reread is not None and isinstance(call.arguments, dict):
+                arguments = tool.reread(dict(call.arguments), request)
+            if arguments is not None and arguments != call.arguments:
+                log.info(
+                    "%s %r read again from the request: %r", call.name, call.arguments, arguments
+                )
+                call = ToolCall(call.name, arguments)
+            reread.append(call)
+        return reread
+
     def unsaid(self, calls: Sequence[ToolCall], *, said: str) -> str | None:
         """The first argument value of ``calls`` that no user message said (a word, a
         number, a file name; options such as ``-n`` and true/false aside), or ``None``.

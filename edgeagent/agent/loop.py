@@ -279,6 +279,7 @@ class Agent:
                 raw, parsed = second
                 checked = True
             calls = [self.executor.resolve(ToolCall(c.name, c.arguments)) for c in parsed.calls]
+            calls = self.checks.reread(calls, request=_current_prompt(conversation))
             declined = [c for c in calls if self.decline and c.name == DECLINE]
             calls = [c for c in calls if c not in declined]
             skipped, calls = calls[self.max_calls_per_step :], calls[: self.max_calls_per_step]

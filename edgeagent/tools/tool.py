@@ -27,6 +27,9 @@ from edgeagent.tools.schema import build_arguments_model
 F = TypeVar("F", bound=Callable[..., Any])
 AnswerTemplate = Callable[[Any], str]
 """Turns a tool's successful result into the sentence the user reads (see ``answer=``)."""
+Reread = Callable[[dict[str, Any], str], "dict[str, Any] | None"]
+"""A call's arguments as the user's request says them (``arguments, request ->
+arguments``), or ``None`` to run them as the model wrote them (see :attr:`Tool.reread`)."""
 
 DEFAULT_TIMEOUT_S = 10.0
 _MARK = "__edgeagent_tool__"
@@ -110,6 +113,9 @@ class Tool:
     """An acting tool whose repeated call with the same arguments changes nothing more
     (setting a colour: yes; turning by 30 degrees: no). MCP clients see it as
     ``idempotentHint``."""
+    reread: Reread | None = None
+    """Reads the turn's request again for a value the model is known to translate
+    wrongly (weather: a day named in another language), before the call runs."""
 
     @property
     def is_async(self) -> bool:

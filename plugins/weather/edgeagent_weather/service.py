@@ -19,6 +19,7 @@ from pydantic import BeforeValidator, Field
 
 from edgeagent.plugin import USER_WORDS, Tool, ToolError, make_tool, tool
 from edgeagent_weather.days import MAX_DAY, WEEKDAYS, days_ahead
+from edgeagent_weather.said import said_day
 
 CACHE_ENTRIES = 128
 DAILY = (
@@ -156,7 +157,25 @@ class OpenMeteo:
 
     def as_tool(self) -> Tool:
         # Two requests, each possibly retried once, must fit in the executor's timeout.
-        return replace(make_tool(self.weather, plugin="weather"), timeout_s=4 * self.timeout_s + 1)
+        return replace(
+            make_tool(self.weather, plugin="weather"),
+            timeout_s=4 * self.timeout_s + 1,
+            reread=self.reread,
+        )
+
+    def reread(self, arguments: dict[str, Any], request: str) -> dict[str, Any] | None:
+        """``arguments`` with the day ``request`` names in another language, where the
+        model's day is another one (:mod:`.said`); ``None``: as the model wrote them."""
+        said = said_day(request)
+        if said is None:
+            return None
+        today = self.today()
+        try:
+            if days_ahead(arguments.get("day", "today"), today) == days_ahead(said, today):
+                return None
+        except (ToolError, AttributeError, TypeError):
+            pass  # the model's day is unreadable: the request's is what was meant
+        return {**arguments, "day": said}
 
     @tool(name="weather", answer=weather_answer, title="the weather or the forecast")
     def weather(

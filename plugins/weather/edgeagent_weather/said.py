@@ -1,0 +1,59 @@
+"""The day a request names in German, French, Spanish, Italian or Portuguese.
+
+Asked "Che tempo farà a Verona martedì?", the model calls ``weather`` with ``day:
+"tomorrow"``: it translates day words on its own, and wrongly ("domenica", "dopodomani",
+"pasado mañana" all arrived as tomorrow, in four prompt sets written by different
+people). English it copies well. So the tool reads the request's own words again
+(:func:`said_day`) and, where they name one day that the call's does not, asks for
+that day (:attr:`~edgeagent.tools.tool.Tool.reread`).
+"""
+
+from __future__ import annotations
+
+import re
+import unicodedata
+
+from edgeagent_weather.days import WEEKDAYS
+
+_WEEKDAY_WORDS = (
+    ("montag", "lundi", "lunes", "lunedi", "segunda", "segunda feira"),
+    ("dienstag", "mardi", "martes", "martedi", "terca", "terca feira"),
+    ("mittwoch", "mercredi", "miercoles", "mercoledi", "quarta", "quarta feira"),
+    ("donnerstag", "jeudi", "jueves", "giovedi", "quinta", "quinta feira"),
+    ("freitag", "vendredi", "viernes", "venerdi", "sexta", "sexta feira"),
+    ("samstag", "sonnabend", "samedi", "sabado", "sabato"),
+    ("sonntag", "dimanche", "domingo", "domenica"),
+)
+WORDS: dict[str, str] = {
+    # today (and phrases that hold a word for tomorrow but mean this morning)
+    "heute": "today", "heute morgen": "today", "aujourd hui": "today", "hoy": "today",
+    "esta manana": "today", "oggi": "today", "stamattina": "today", "hoje": "today",
+    # tomorrow
+    "morgen": "tomorrow", "demain": "tomorrow", "manana": "tomorrow", "domani": "tomorrow",
+    "amanha": "tomorrow",
+    # the day after tomorrow
+    "ubermorgen": "day after tomorrow", "apres demain": "day after tomorrow",
+    "pasado manana": "day after tomorrow", "dopodomani": "day after tomorrow",
+    "depois de amanha": "day after tomorrow",
+    # not a day: a greeting, the time of day
+    "guten morgen": "", "por la manana": "", "de manana": "",
+}  # fmt: skip
+for _english, _words in zip(WEEKDAYS, _WEEKDAY_WORDS, strict=True):
+    WORDS.update(dict.fromkeys(_words, _english))
+_PATTERN = re.compile(
+    r"\b(" + "|".join(sorted(map(re.escape, WORDS), key=len, reverse=True)) + r")\b"
+)
+
+
+def _plain(text: str) -> str:
+    """Lower case, accents dropped, punctuation as spaces: "Martedì?" -> "martedi"."""
+    letters = unicodedata.normalize("NFKD", text.casefold())
+    letters = "".join(c for c in letters if not unicodedata.combining(c))
+    return " ".join(re.sub(r"[\W_]+", " ", letters).split())
+
+
+def said_day(request: str) -> str | None:
+    """The day ``request`` names in one of those languages, as the tool's English word
+    ("martedì" -> "tuesday"); ``None`` when it names none, or several."""
+    found = {WORDS[m] for m in _PATTERN.findall(_plain(request))} - {""}
+    return found.pop() if len(found) == 1 else None
