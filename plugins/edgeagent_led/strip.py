@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import unicodedata
 from collections.abc import Sequence
 from dataclasses import dataclass, replace
 from typing import Any
@@ -14,13 +15,43 @@ BLACK = "#000000"
 RGB = tuple[int, int, int]
 
 
+# Colour words in German, French, Spanish, Italian and Portuguese, accents dropped: the
+# model passes some on as the user wrote them ("Pon las luces en morado" -> "morado").
+OTHER_LANGUAGES = {
+    "red": ("rot", "rote", "rouge", "rojo", "roja", "rosso", "rossa", "vermelho", "vermelha"),
+    "blue": ("blau", "blaue", "bleu", "bleue", "azul", "blu"),
+    "green": ("grun", "grune", "gruen", "vert", "verte", "verde"),
+    "yellow": ("gelb", "gelbe", "jaune", "amarillo", "amarilla", "giallo", "gialla",
+               "amarelo", "amarela"),
+    "orange": ("naranja", "arancione", "laranja"),
+    "purple": ("lila", "morado", "morada", "roxo", "roxa"),
+    "violet": ("violett", "violeta", "viola"),
+    "pink": ("rosa", "rose"),
+    "white": ("weiss", "weisse", "blanc", "blanche", "blanco", "blanca", "bianco", "bianca",
+              "branco", "branca"),
+    "turquoise": ("turkis", "tuerkis", "turquesa", "turchese"),
+    "brown": ("braun", "marron", "marrone", "marrom"),
+    "gray": ("grau", "gris", "grigio", "cinza"),
+    "gold": ("golden", "dore", "dorado", "dorada", "oro", "dourado", "dourada"),
+    "skyblue": ("celeste", "azzurro", "hellblau", "bleu ciel"),
+}  # fmt: skip
+_CSS_NAME = {word: name for name, words in OTHER_LANGUAGES.items() for word in words}
+
+
+def _css_name(text: str) -> str:
+    """A colour word of another language as its CSS name ("morado" -> "purple")."""
+    plain = unicodedata.normalize("NFKD", text.casefold())
+    plain = "".join(c for c in plain if not unicodedata.combining(c))
+    return _CSS_NAME.get(" ".join(plain.split()), text)
+
+
 def to_hex(color: str) -> str:
-    """``red``, ``#F00`` or ``#ff0000`` -> ``#ff0000``."""
+    """``red``, ``#F00``, ``#ff0000`` or ``rojo`` -> ``#ff0000``."""
     text = color.strip().lower()
     try:
         if text.startswith("#"):
             return str(webcolors.normalize_hex(text))
-        return str(webcolors.name_to_hex(text.replace(" ", "")))
+        return str(webcolors.name_to_hex(_css_name(text).replace(" ", "")))
     except ValueError:
         raise ToolArgumentError(
             f"unknown color {color!r}; use a CSS color name like 'red' or '#rrggbb'"

@@ -158,6 +158,26 @@ def test_range_brightness_and_off_only_change_what_is_given(mock_led: Any) -> No
     assert backend.state.rendered() == [(0, 0, 0)] * 8
 
 
+@pytest.mark.parametrize(
+    ("word", "name", "hex_color"),
+    [
+        ("morado", "purple", "#800080"),  # "Pon las luces en morado", passed on as written
+        ("Weiß", "white", "#ffffff"),
+        ("grün", "green", "#008000"),
+        ("rouge", "red", "#ff0000"),
+        ("giallo", "yellow", "#ffff00"),
+        ("rosa", "pink", "#ffc0cb"),
+        ("bleu ciel", "skyblue", "#87ceeb"),
+    ],
+)
+def test_a_colour_word_of_another_language_is_its_css_colour(
+    mock_led: Any, word: str, name: str, hex_color: str
+) -> None:
+    backend, executor, _ = mock_led
+    assert run_tool(executor, "led", color=word)["result"]["color"] == name
+    assert backend.state.pixels == (hex_color,) * 8
+
+
 def test_bad_arguments_come_back_as_readable_errors(mock_led: Any) -> None:
     backend, executor, _ = mock_led
     bad_color = run_tool(executor, "led", color="blurple")
