@@ -7,6 +7,8 @@ from __future__ import annotations
 import dataclasses
 from typing import Any
 
+import pytest
+
 from edgeagent.agent.events import FinalAnswer, ToolCallEvent
 from edgeagent.agent.loop import Agent
 from edgeagent.llm.base import InProcessLLM
@@ -15,6 +17,7 @@ from edgeagent.tools import tool, tools_from
 from edgeagent.tools.calls import get_call_format
 from edgeagent.tools.executor import ToolExecutor
 from edgeagent.tools.registry import ToolRegistry
+from edgeagent.tools.tool import Reread
 from tests.agent.scripted_agent import call, run_turn
 
 
@@ -33,10 +36,14 @@ def said_tuesday(arguments: dict[str, Any], request: str) -> dict[str, Any] | No
     return {**arguments, "day": "tuesday"} if "martedì" in request else None
 
 
-def agent_for(forecast: Forecast, *, reread: bool = True) -> Agent:
+def broken(arguments: dict[str, Any], request: str) -> dict[str, Any] | None:
+    raise RuntimeError("a plugin bug")
+
+
+def agent_for(forecast: Forecast, *, reread: Reread | None = said_tuesday) -> Agent:
     tools = tools_from(forecast, plugin="test")
-    if reread:
-        tools = [dataclasses.replace(t, reread=said_tuesday) for t in tools]
+    if reread is not None:
+        tools = [dataclasses.replace(t, reread=reread) for t in tools]
     engine = ScriptedEngine(
         [("(?i)verona", call("weather", location="Verona", day="tomorrow"))], default="?"
     )
@@ -67,5 +74,15 @@ def test_a_request_that_says_nothing_else_leaves_the_call_as_written() -> None:
 
 def test_a_tool_without_reread_runs_the_model_s_value() -> None:
     forecast = Forecast()
-    run_turn(agent_for(forecast, reread=False), "Che tempo farà a Verona martedì?")
+    run_turn(agent_for(forecast, reread=None), "Che tempo farà a Verona martedì?")
     assert forecast.days == ["tomorrow"]
+
+
+def test_a_reread_that_raises_is_logged_and_the_call_runs_as_written(
+    caplog: pytest.LogCaptureFixture,
+) -> None:
+    forecast = Forecast()
+    events = run_turn(agent_for(forecast, reread=broken), "Che tempo farà a Verona martedì?")
+    assert forecast.days == ["tomorrow"]
+    assert isinstance(events[-1], FinalAnswer) and events[-1].text == "Rain on tomorrow."
+    assert "weather: reading the request again failed" in caplog.text
