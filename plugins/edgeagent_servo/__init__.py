@@ -7,10 +7,13 @@ pin is claimed by the first ``servo`` call, never while the plugin loads.
 
 from __future__ import annotations
 
-from edgeagent.plugin import PluginContext, Register, hookimpl
+from dataclasses import replace
+
+from edgeagent.plugin import PluginContext, Register, hookimpl, make_tool
 from edgeagent_servo.backends import BACKENDS
 from edgeagent_servo.controller import ServoController
 from edgeagent_servo.options import ServoOptions
+from edgeagent_servo.said import turn_as_said
 
 __all__ = ["ServoController", "ServoOptions", "register_tools"]
 
@@ -22,6 +25,7 @@ def register_tools(register: Register, context: PluginContext) -> None:
     controller = ServoController(
         backend=servo, min_angle=options.min_angle, max_angle=options.max_angle
     )
-    register(controller.servo)
+    # "15 degrees back to the right" arrives as right: -15 (edgeagent_servo.said).
+    register(replace(make_tool(controller.servo, plugin="servo"), reread=turn_as_said))
     register(controller.servo_state)
     context.on_close(controller.close)

@@ -287,6 +287,32 @@ def test_plugin_registers_tools_and_closes_the_backend() -> None:
     assert isinstance(servo.backend, MockServo) and servo.backend.closed
 
 
+@pytest.mark.parametrize(
+    ("arguments", "request_", "turned"),
+    [
+        # "back" became a minus; the request names the direction and no negative number.
+        ({"right": -15}, "ok move the camera 15 degrees back to the right", {"right": 15}),
+        ({"left": -45}, "swing the camera back 45 degrees to the left", {"left": 45}),
+        ({"right": -20}, "gira la telecamera di venti gradi a destra", {"right": 20}),
+        ({"left": 0, "right": -10}, "10 back to the right", {"left": 0, "right": 10}),
+        # A position: the request names a negative number, or no direction.
+        ({"left": -45}, "and the camera to -45", None),
+        ({"left": -75}, "turn the arm to minus seventy-five degrees", None),
+        ({"left": -20}, "turn it -20 to the left", None),
+        ({"right": -20}, "go back 20", None),
+        ({"right": 20}, "20 to the right", None),  # nothing to read again
+    ],
+)
+def test_a_signed_turn_the_request_names_is_read_again(
+    arguments: dict[str, Any], request_: str, turned: dict[str, Any] | None
+) -> None:
+    loaded = load_plugin(edgeagent_servo, name="servo", options={"backend": "mock"})
+    reread = loaded.registry.get("servo").reread
+    assert reread is not None
+    assert reread(arguments, request_) == turned
+    loaded.close()
+
+
 def test_real_without_gpio_fails_clearly(monkeypatch: pytest.MonkeyPatch) -> None:
     options = ServoOptions(backend="real")
     monkeypatch.setitem(sys.modules, "gpiozero", None)
