@@ -2,13 +2,15 @@
 
 from __future__ import annotations
 
+from dataclasses import replace
 from typing import Annotated, Any
 
 from pydantic import Field
 
-from edgeagent.plugin import PluginContext, Register, hookimpl, tool
+from edgeagent.plugin import PluginContext, Register, hookimpl, make_tool, tool
 from edgeagent_math.evaluator import MAX_EXPRESSION_CHARS, evaluate, tidy
 from edgeagent_math.notation import bare
+from edgeagent_math.said import conversion_as_said
 
 
 def math_answer(result: dict[str, Any]) -> str:
@@ -28,4 +30,5 @@ def calculate(
 
 @hookimpl
 def register_tools(register: Register, context: PluginContext) -> None:
-    register(calculate)
+    # "68 fahrenheit to celsius" written as 68 - 32 * 5 / 9 (edgeagent_math.said).
+    register(replace(make_tool(calculate, plugin="math"), reread=conversion_as_said))

@@ -7,11 +7,13 @@ import asyncio
 import math
 import time
 
+import edgeagent_math
 import pytest
 from edgeagent_math import calculate
 from edgeagent_math.evaluator import FUNCTIONS, MAX_EXPRESSION_CHARS, MathError, evaluate, tidy
 from edgeagent_math.notation import to_python
 
+from edgeagent.testing import load_plugin
 from edgeagent.tools import make_tool
 from edgeagent.tools.executor import ToolCall, ToolExecutor
 from edgeagent.tools.registry import ToolRegistry
@@ -273,3 +275,33 @@ def test_answer_is_the_expression_and_its_value(expression: str, answer: str) ->
     t = make_tool(calculate)
     assert t.answer is not None
     assert t.answer(calculate(expression)) == answer
+
+
+@pytest.mark.parametrize(
+    ("expression", "request_", "written", "value"),
+    [
+        # The formula with its parentheses or a term lost: the tool writes it itself.
+        ("68 - 32 * 5 / 9", "convert 68 fahrenheit to celsius", "(68 - 32) * 5 / 9", 20),
+        ("68 * 5 / 9", "68 degrees fahrenheit in celsius?", "(68 - 32) * 5 / 9", 20),
+        ("20 * 1.8", "20°C en Fahrenheit", "20 * 9 / 5 + 32", 68),
+        ("100 - 32", "100 grados Fahrenheit a Celsius", "(100 - 32) * 5 / 9", 37.7777777778),
+        # The model's formula gives the right value, or no conversion is named.
+        ("(68-32)*5/9", "68F in C", None, None),
+        ("20*9/5+32", "what is 20 celsius in fahrenheit", None, None),
+        ("2 + 2", "what is 2+2", None, None),
+        ("3 * 240", "3 cups of flour for 240 guests", None, None),
+    ],
+)
+def test_a_temperature_conversion_the_request_names_is_written_by_the_tool(
+    expression: str, request_: str, written: str | None, value: float | None
+) -> None:
+    loaded = load_plugin(edgeagent_math, name="math")
+    reread = loaded.registry.get("math").reread
+    assert reread is not None
+    fixed = reread({"expression": expression}, request_)
+    if written is None:
+        assert fixed is None
+    else:
+        assert fixed == {"expression": written}
+        assert loaded.call("math", **fixed).result["result"] == value
+    loaded.close()
