@@ -64,6 +64,7 @@ from edgeagent.tools.tool import (
     tool,
     tools_from,
 )
+from edgeagent.tools.words import fold, plain
 
 __all__ = [
     "BUSY_WAIT_S",
@@ -87,9 +88,11 @@ __all__ = [
     "ToolResult",
     "WrapHandler",
     "board_model",
+    "fold",
     "hookimpl",
     "is_raspberry_pi",
     "make_tool",
+    "plain",
     "tool",
     "tools_from",
 ]

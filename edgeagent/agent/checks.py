@@ -12,7 +12,6 @@ from __future__ import annotations
 
 import logging
 import re
-import unicodedata
 from collections.abc import Collection, Sequence
 
 from edgeagent.agent import honesty
@@ -28,6 +27,7 @@ from edgeagent.llm.base import LLM, GenerateRequest
 from edgeagent.tools.executor import ToolCall
 from edgeagent.tools.registry import ToolRegistry
 from edgeagent.tools.tool import ToolKind
+from edgeagent.tools.words import plain
 
 log = logging.getLogger(__name__)
 
@@ -88,7 +88,7 @@ class SideChecks:
 
         After "weather in Tokyo", "ugh, I hate rain" got the weather for Oslo, the city
         of the primer's example, and the next turns kept asking for Oslo."""
-        heard = _plain(said)
+        heard = plain(said)
         for call in calls:
             if call.name not in self.registry:
                 continue
@@ -96,7 +96,7 @@ class SideChecks:
                 value = call.arguments.get(name)
                 if not isinstance(value, str) or not value.strip():
                     continue  # missing or malformed: the executor's error says so
-                first = _plain(value.split(",")[0])
+                first = plain(value.split(",")[0])
                 if first and first not in heard:
                     log.info("%s %s=%r was never said by the user", call.name, name, value)
                     return f"Which {name} do you mean? I use only a {name} you name."
@@ -136,7 +136,7 @@ class SideChecks:
 
         A file named by its stem counts as said: "show me notes" -> ``notes.txt``
         (the shell reads a stem's only file as that file either way)."""
-        heard = _plain(said)
+        heard = plain(said)
         numbers = {_number(n) for n in honesty.NUMBER.findall(said)}
         for call in calls:
             for value in _leaves(call.arguments):
@@ -146,7 +146,7 @@ class SideChecks:
                     if _number(str(abs(value))) not in numbers:
                         return str(value)
                 elif isinstance(value, str) and not value.startswith("-"):
-                    words = _plain(FILE_SUFFIX.sub("", value))
+                    words = plain(FILE_SUFFIX.sub("", value))
                     if words and f" {words} " not in f" {heard} ":
                         return value
         return None
@@ -251,10 +251,3 @@ def _number(text: str) -> str:
         return f"{float(text.replace(',', '.')):g}"
     except ValueError:
         return text
-
-
-def _plain(text: str) -> str:
-    """Lower case, accents and punctuation dropped: "Múnich!" -> "munich"."""
-    letters = unicodedata.normalize("NFKD", text.casefold())
-    letters = "".join(c for c in letters if not unicodedata.combining(c))
-    return " ".join(re.sub(r"[\W_]+", " ", letters).split())

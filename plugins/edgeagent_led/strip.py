@@ -2,14 +2,13 @@
 
 from __future__ import annotations
 
-import unicodedata
 from collections.abc import Sequence
 from dataclasses import dataclass, replace
 from typing import Any
 
 import webcolors
 
-from edgeagent.plugin import ToolArgumentError
+from edgeagent.plugin import ToolArgumentError, fold
 
 BLACK = "#000000"
 RGB = tuple[int, int, int]
@@ -40,9 +39,7 @@ _CSS_NAME = {word: name for name, words in OTHER_LANGUAGES.items() for word in w
 
 def _css_name(text: str) -> str:
     """A colour word of another language as its CSS name ("morado" -> "purple")."""
-    plain = unicodedata.normalize("NFKD", text.casefold())
-    plain = "".join(c for c in plain if not unicodedata.combining(c))
-    return _CSS_NAME.get(" ".join(plain.split()), text)
+    return _CSS_NAME.get(" ".join(fold(text).split()), text)
 
 
 def to_hex(color: str) -> str:

@@ -9,10 +9,9 @@ tool writes the formula itself where the model's gives another value.
 from __future__ import annotations
 
 import re
-import unicodedata
 from typing import Any
 
-from edgeagent.plugin import ToolError
+from edgeagent.plugin import ToolError, fold
 from edgeagent_math.evaluator import evaluate
 
 _NUMBER = r"(-?\d+(?:[.,]\d+)?)"
@@ -23,15 +22,10 @@ _F_TO_C = re.compile(_NUMBER + _DEGREES + _F + r".*?\b" + _C)
 _C_TO_F = re.compile(_NUMBER + _DEGREES + _C + r".*?\b" + _F)
 
 
-def _plain(text: str) -> str:
-    letters = unicodedata.normalize("NFKD", text.casefold())
-    return "".join(c for c in letters if not unicodedata.combining(c))
-
-
 def conversion_as_said(arguments: dict[str, Any], request: str) -> dict[str, Any] | None:
     """``arguments`` with the expression of the temperature conversion ``request``
     names, where the model's gives another value; ``None``: as the model wrote them."""
-    plain = _plain(request)
+    plain = fold(request)
     if match := _F_TO_C.search(plain):
         expression = f"({match.group(1).replace(',', '.')} - 32) * 5 / 9"
     elif match := _C_TO_F.search(plain):

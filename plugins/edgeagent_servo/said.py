@@ -10,8 +10,9 @@ and no negative number; a position names a negative number ("minus 45", "-45").
 from __future__ import annotations
 
 import re
-import unicodedata
 from typing import Any
+
+from edgeagent.plugin import fold
 
 DIRECTIONS = {
     "left": ("left", "links", "gauche", "izquierda", "sinistra", "esquerda"),
@@ -20,15 +21,10 @@ DIRECTIONS = {
 _NEGATIVE = re.compile(r"(?<![\w-])-\s*\d|\b(?:minus|moins|menos|meno|negative|negativ)\b")
 
 
-def _plain(text: str) -> str:
-    letters = unicodedata.normalize("NFKD", text.casefold())
-    return "".join(c for c in letters if not unicodedata.combining(c))
-
-
 def turn_as_said(arguments: dict[str, Any], request: str) -> dict[str, Any] | None:
     """``arguments`` with a negative ``left``/``right`` made a turn where the request
     names that direction and no negative number; ``None``: as the model wrote them."""
-    plain = _plain(request)
+    plain = fold(request)
     if _NEGATIVE.search(plain):
         return None
     words = set(re.findall(r"\w+", plain))

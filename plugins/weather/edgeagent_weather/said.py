@@ -11,8 +11,8 @@ that day (:attr:`~edgeagent.tools.tool.Tool.reread`).
 from __future__ import annotations
 
 import re
-import unicodedata
 
+from edgeagent.plugin import plain
 from edgeagent_weather.days import WEEKDAYS
 
 _WEEKDAY_WORDS = (
@@ -45,15 +45,8 @@ _PATTERN = re.compile(
 )
 
 
-def _plain(text: str) -> str:
-    """Lower case, accents dropped, punctuation as spaces: "Martedì?" -> "martedi"."""
-    letters = unicodedata.normalize("NFKD", text.casefold())
-    letters = "".join(c for c in letters if not unicodedata.combining(c))
-    return " ".join(re.sub(r"[\W_]+", " ", letters).split())
-
-
 def said_day(request: str) -> str | None:
     """The day ``request`` names in one of those languages, as the tool's English word
     ("martedì" -> "tuesday"); ``None`` when it names none, or several."""
-    found = {WORDS[m] for m in _PATTERN.findall(_plain(request))} - {""}
+    found = {WORDS[m] for m in _PATTERN.findall(plain(request))} - {""}
     return found.pop() if len(found) == 1 else None
