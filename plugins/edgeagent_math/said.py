@@ -25,10 +25,10 @@ _C_TO_F = re.compile(_NUMBER + _DEGREES + _C + r".*?\b" + _F)
 def conversion_as_said(arguments: dict[str, Any], request: str) -> dict[str, Any] | None:
     """``arguments`` with the expression of the temperature conversion ``request``
     names, where the model's gives another value; ``None``: as the model wrote them."""
-    plain = fold(request)
-    if match := _F_TO_C.search(plain):
+    folded = fold(request)
+    if match := _F_TO_C.search(folded):
         expression = f"({match.group(1).replace(',', '.')} - 32) * 5 / 9"
-    elif match := _C_TO_F.search(plain):
+    elif match := _C_TO_F.search(folded):
         expression = f"{match.group(1).replace(',', '.')} * 9 / 5 + 32"
     else:
         return None

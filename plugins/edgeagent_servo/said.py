@@ -24,10 +24,10 @@ _NEGATIVE = re.compile(r"(?<![\w-])-\s*\d|\b(?:minus|moins|menos|meno|negative|n
 def turn_as_said(arguments: dict[str, Any], request: str) -> dict[str, Any] | None:
     """``arguments`` with a negative ``left``/``right`` made a turn where the request
     names that direction and no negative number; ``None``: as the model wrote them."""
-    plain = fold(request)
-    if _NEGATIVE.search(plain):
+    folded = fold(request)
+    if _NEGATIVE.search(folded):
         return None
-    words = set(re.findall(r"\w+", plain))
+    words = set(re.findall(r"\w+", folded))
     turned = dict(arguments)
     for name, said in DIRECTIONS.items():
         value = arguments.get(name)
