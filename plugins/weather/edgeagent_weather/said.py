@@ -45,8 +45,12 @@ _PATTERN = re.compile(
 )
 
 
-def said_day(request: str) -> str | None:
+def said_day(request: str, *, place: str = "") -> str | None:
     """The day ``request`` names in one of those languages, as the tool's English word
-    ("martedì" -> "tuesday"); ``None`` when it names none, or several."""
-    found = {WORDS[m] for m in _PATTERN.findall(plain(request))} - {""}
+    ("martedì" -> "tuesday"); ``None`` when it names none, or several. Words of the
+    ``place`` do not count ("Santo Domingo" names no Sunday)."""
+    text = plain(request)
+    if plain(place):
+        text = re.sub(r"\b" + re.escape(plain(place)) + r"\b", " ", text)
+    found = {WORDS[m] for m in _PATTERN.findall(text)} - {""}
     return found.pop() if len(found) == 1 else None

@@ -62,6 +62,14 @@ def test_the_weather_tool_asks_for_the_day_the_request_names() -> None:
     assert reread({"location": "Roma", "day": "tomorrow"}, "Piove domani a Roma?") is None
     assert reread({"location": "Roma", "day": "in 1 day"}, "Piove domani a Roma?") is None
     assert reread(asked, "weather in Verona on tuesday") is None
+    # A place's name is no day: "Santo Domingo" is not Sunday.
+    assert (
+        reread({"location": "Santo Domingo", "day": "tomorrow"}, "rain in Santo Domingo tomorrow?")
+        is None
+    )
+    assert reread(
+        {"location": "Santo Domingo", "day": "today"}, "¿Lloverá el lunes en Santo Domingo?"
+    ) == {"location": "Santo Domingo", "day": "monday"}
     # A day the tool cannot read gives way to the request's.
     assert reread({"location": "Nice", "day": "le week-end"}, "Il fera beau dimanche ?") == {
         "location": "Nice",
