@@ -300,6 +300,7 @@ def test_plugin_registers_tools_and_closes_the_backend() -> None:
         ({"left": -75}, "turn the arm to minus seventy-five degrees", None),
         ({"left": -20}, "turn it -20 to the left", None),
         ({"right": -20}, "go back 20", None),
+        ({"left": -20}, "point it 20 degrees left of center", None),
         ({"right": 20}, "20 to the right", None),  # nothing to read again
     ],
 )
