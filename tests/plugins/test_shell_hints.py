@@ -39,39 +39,26 @@ def test_the_only_file_of_a_guessed_name_is_read_and_the_answer_says_so(shell: T
 @pytest.mark.parametrize(
     ("command", "output", "note"),
     [
+        # By its stem: the only file of that name with an extension.
         ("cat notes", "buy a new servo\n", "notes is notes.txt"),
         ("head -n 1 TODO", "- milk\n", "TODO is todo.md"),
         ("tail -n 1 app", "servo ok\n", "app is logs/app.log"),
-    ],
-)
-def test_a_file_named_without_its_extension_is_the_only_file_of_that_stem(
-    shell: Tool, command: str, output: str, note: str
-) -> None:
-    result = shell.func(command=command)
-    assert result["output"] == output
-    assert shell.answer is not None
-    assert shell.answer(result).endswith(f"({note})")
-
-
-@pytest.mark.parametrize(
-    ("command", "output", "note"),
-    [
+        # By its type ("show me the last line of the log": "log" or "log.txt").
         ("tail -n 1 log", "servo ok\n", "log is logs/app.log"),
         ("wc -l log.txt", "2 logs/app.log\n", "log.txt is logs/app.log"),
         ("cat md", "- milk\n- eggs\n", "md is todo.md"),
     ],
 )
-def test_a_file_named_by_its_type_is_the_only_file_of_that_type(
+def test_a_file_named_by_its_stem_or_its_type_is_the_only_such_file(
     shell: Tool, command: str, output: str, note: str
 ) -> None:
-    # "show me the last line of the log": the model sends "log" or "log.txt".
     result = shell.func(command=command)
     assert result["output"] == output
     assert shell.answer is not None
     assert shell.answer(result).endswith(f"({note})")
 
 
-def test_a_type_two_files_share_fails_naming_both(shell: Tool, tmp_path: Path) -> None:
+def test_a_type_two_files_share_is_not_guessed(shell: Tool, tmp_path: Path) -> None:
     (tmp_path / "root" / "logs" / "boot.log").write_text("booted\n")
     with pytest.raises(ToolError) as caught:
         shell.func(command="tail -n 1 log")
