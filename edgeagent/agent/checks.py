@@ -13,6 +13,7 @@ from __future__ import annotations
 import logging
 import re
 from collections.abc import Collection, Sequence
+from typing import Any, Literal
 
 from edgeagent.agent import honesty
 from edgeagent.agent.honesty import (
@@ -106,22 +107,34 @@ class SideChecks:
         """``calls`` with the arguments their tools read again from the ``request``
         (:attr:`~edgeagent.tools.tool.Tool.reread`): "Che tempo farà a Verona martedì?"
         arrived as ``day: "tomorrow"`` and runs as ``day: "tuesday"``."""
-        reread = []
+        return self._rewrite(calls, "reread", request, how="read again from the request")
+
+    def recall(self, calls: Sequence[ToolCall], *, earlier: Sequence[Any]) -> list[ToolCall]:
+        """``calls`` with what they name of the ``earlier`` results filled in by their
+        tools (:attr:`~edgeagent.tools.tool.Tool.recall`): after 7 * 8 = 56, "minus
+        six?" arrived as ``6 - 6``; written ``ans - 6``, it runs as ``56 - 6``."""
+        return self._rewrite(calls, "recall", earlier, how="filled in from earlier results")
+
+    def _rewrite(
+        self, calls: Sequence[ToolCall], hook: Literal["reread", "recall"], given: Any, *, how: str
+    ) -> list[ToolCall]:
+        """``calls`` with the arguments their tools' ``hook`` gives for ``given``; a
+        hook that raises (a plugin's bug) leaves the call as the model wrote it."""
+        rewritten = []
         for call in calls:
             tool = self.registry.get(call.name) if call.name in self.registry else None
+            rewrite = None if tool is None else getattr(tool, hook)
             arguments = None
-            if tool is not None and tool.reread is not None and isinstance(call.arguments, dict):
+            if rewrite is not None and isinstance(call.arguments, dict):
                 try:
-                    arguments = tool.reread(dict(call.arguments), request)
-                except Exception:  # a plugin's bug: the call runs as the model wrote it
-                    log.exception("%s: reading the request again failed", call.name)
+                    arguments = rewrite(dict(call.arguments), given)
+                except Exception:
+                    log.exception("%s: the %s hook failed", call.name, hook)
             if arguments is not None and arguments != call.arguments:
-                log.info(
-                    "%s %r read again from the request: %r", call.name, call.arguments, arguments
-                )
+                log.info("%s %r %s: %r", call.name, call.arguments, how, arguments)
                 call = ToolCall(call.name, arguments)
-            reread.append(call)
-        return reread
+            rewritten.append(call)
+        return rewritten
 
     def unsaid(self, calls: Sequence[ToolCall], *, said: str) -> str | None:
         """The first argument value of ``calls`` that no user message said (a word, a

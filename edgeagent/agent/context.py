@@ -9,11 +9,12 @@ current turn are always kept; nothing is cleared blindly.
 
 from __future__ import annotations
 
+import json
 import time
 import uuid
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 from edgeagent.errors import ContextOverflowError
 from edgeagent.llm.base import LLM, Message
@@ -85,6 +86,21 @@ class Conversation:
     def clear(self) -> None:
         """Forget every turn; keep the system prompt, the primer and the tools' note."""
         del self.messages[self.kept :]
+
+    def results(self) -> list[Any]:
+        """The results of the conversation's successful tool calls, oldest first (the
+        primer's aside). A result the history holds cut short is kept as its text."""
+        results = []
+        for message in self.messages[self.kept :]:
+            if message["role"] != "tool":
+                continue
+            try:
+                shown = json.loads(message["content"])
+            except ValueError:
+                continue
+            if isinstance(shown, dict) and shown.get("ok") is True:
+                results.append(shown.get("result"))
+        return results
 
     def turn_starts(self) -> list[int]:
         """Indices of the user messages that open each turn, oldest first."""

@@ -280,6 +280,7 @@ class Agent:
                 checked = True
             calls = [self.executor.resolve(ToolCall(c.name, c.arguments)) for c in parsed.calls]
             calls = self.checks.reread(calls, request=_current_prompt(conversation))
+            calls = self.checks.recall(calls, earlier=conversation.results())
             declined = [c for c in calls if self.decline and c.name == DECLINE]
             calls = [c for c in calls if c not in declined]
             skipped, calls = calls[self.max_calls_per_step :], calls[: self.max_calls_per_step]

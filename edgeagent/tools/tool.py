@@ -14,7 +14,7 @@ from __future__ import annotations
 
 import inspect
 import json
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field, replace
 from enum import StrEnum
 from typing import Any, Protocol, TypeVar, overload, runtime_checkable
@@ -30,6 +30,11 @@ AnswerTemplate = Callable[[Any], str]
 Reread = Callable[[dict[str, Any], str], "dict[str, Any] | None"]
 """A call's arguments as the user's request says them (``arguments, request ->
 arguments``), or ``None`` to run them as the model wrote them (see :attr:`Tool.reread`)."""
+
+Recall = Callable[[dict[str, Any], Sequence[Any]], "dict[str, Any] | None"]
+"""A call's arguments with the names of earlier results filled in (``arguments,
+earlier -> arguments``: ``earlier`` holds the conversation's successful results, the
+latest last), or ``None`` to run them as the model wrote them (see :attr:`Tool.recall`)."""
 
 DEFAULT_TIMEOUT_S = 10.0
 _MARK = "__edgeagent_tool__"
@@ -116,6 +121,9 @@ class Tool:
     reread: Reread | None = None
     """Reads the turn's request again for a value the model is known to translate
     wrongly (weather: a day named in another language), before the call runs."""
+    recall: Recall | None = None
+    """Fills in what a call names of the conversation's earlier results (math: ``ans``,
+    the last result's number, which the model does not copy right), before it runs."""
 
     @property
     def is_async(self) -> bool:

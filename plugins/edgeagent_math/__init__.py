@@ -10,6 +10,7 @@ from pydantic import Field
 from edgeagent.plugin import PluginContext, Register, hookimpl, make_tool, tool
 from edgeagent_math.evaluator import MAX_EXPRESSION_CHARS, evaluate, tidy
 from edgeagent_math.notation import bare
+from edgeagent_math.recall import with_earlier
 from edgeagent_math.said import conversion_as_said
 
 
@@ -30,5 +31,7 @@ def calculate(
 
 @hookimpl
 def register_tools(register: Register, context: PluginContext) -> None:
-    # "68 fahrenheit to celsius" written as 68 - 32 * 5 / 9 (edgeagent_math.said).
-    register(replace(make_tool(calculate, plugin="math"), reread=conversion_as_said))
+    # "68 fahrenheit to celsius" written as 68 - 32 * 5 / 9 (edgeagent_math.said);
+    # "minus six?" after 56 written as ans - 6 (edgeagent_math.recall).
+    tool = make_tool(calculate, plugin="math")
+    register(replace(tool, reread=conversion_as_said, recall=with_earlier))

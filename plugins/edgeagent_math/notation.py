@@ -29,7 +29,10 @@ WORDS: dict[tuple[str, ...], tuple[str, ...]] = {
     ("multiplied", "by"): ("*",), ("divided", "by"): ("/",),
     ("to", "the", "power", "of"): ("**",), ("to", "the", "power"): ("**",),
 }  # fmt: skip
-ACCEPTED = "numbers, + - * / ^ % ( ), n!, 20% of 150, sin(30°), lists [1, 2, 3], pi, e"
+ACCEPTED = (
+    "numbers, + - * / ^ % ( ), n!, 20% of 150, sin(30°), lists [1, 2, 3], pi, e, "
+    "ans (the last result, where it was one number)"
+)
 _NUMBER = r"(?:\d+\.?\d*|\.\d+)(?:[eE][+-]?\d+)?"
 _TOKEN = re.compile(
     rf"(?P<number>0[xX][0-9a-fA-F]+|{_NUMBER})|(?P<name>[A-Za-z_]+\d*)"

@@ -1,18 +1,22 @@
 """A tool may read the request again for a value the model translates wrongly
-(:attr:`~edgeagent.tools.tool.Tool.reread`): the call runs with the request's value, and
-the events and the answer show the call that ran."""
+(:attr:`~edgeagent.tools.tool.Tool.reread`), or fill in what a call names of earlier
+results (:attr:`~edgeagent.tools.tool.Tool.recall`): the call runs with those values,
+and the events and the answer show the call that ran."""
 
 from __future__ import annotations
 
 import dataclasses
 from typing import Any
 
+import edgeagent_math
 import pytest
 
+from edgeagent.agent.context import Conversation
 from edgeagent.agent.events import FinalAnswer, ToolCallEvent
 from edgeagent.agent.loop import Agent
-from edgeagent.llm.base import InProcessLLM
+from edgeagent.llm.base import InProcessLLM, Message
 from edgeagent.llm.scripted import ScriptedEngine
+from edgeagent.testing import load_plugin
 from edgeagent.tools import tool, tools_from
 from edgeagent.tools.calls import get_call_format
 from edgeagent.tools.executor import ToolExecutor
@@ -85,4 +89,50 @@ def test_a_reread_that_raises_is_logged_and_the_call_runs_as_written(
     events = run_turn(agent_for(forecast, reread=broken), "Che tempo farà a Verona martedì?")
     assert forecast.days == ["tomorrow"]
     assert isinstance(events[-1], FinalAnswer) and events[-1].text == "Rain on tomorrow."
-    assert "weather: reading the request again failed" in caplog.text
+    assert "weather: the reread hook failed" in caplog.text
+
+
+def test_a_name_of_an_earlier_result_runs_as_the_number_a_tool_gave() -> None:
+    # After 7 * 8 = 56, "minus six?" came as ``6 - 6``; written ``ans - 6`` it runs as
+    # ``56 - 6``, and the answer shows the number the tool gave, not the name.
+    loaded = load_plugin(edgeagent_math, name="math")
+    engine = ScriptedEngine(
+        [
+            ("(?i)seven times eight", call("math", expression="7 * 8")),
+            ("(?i)minus six", call("math", expression="ans - 6")),
+        ],
+        default="?",
+    )
+    agent = Agent(
+        llm=InProcessLLM(engine),
+        executor=ToolExecutor(loaded.registry),
+        call_format=get_call_format("json"),
+        system_prompt="sys",
+    )
+    conversation = agent.new_conversation("sums")
+    run_turn(agent, "what's seven times eight", conversation)
+    events = run_turn(agent, "minus six?", conversation)
+    shown = [e for e in events if isinstance(e, ToolCallEvent)]
+    assert [e.arguments for e in shown] == [{"expression": "56 - 6"}]
+    answer = events[-1]
+    assert isinstance(answer, FinalAnswer) and answer.text == "56 - 6 = 50"
+    # In a new conversation there is no earlier result: the name is an error.
+    events = run_turn(agent, "minus six?", agent.new_conversation("fresh"))
+    assert "'ans'" in str(events[-1]) and "not understood" in str(events[-1])
+    loaded.close()
+
+
+def test_a_conversation_s_results_are_its_successful_calls_only() -> None:
+    primer: list[Message] = [
+        {"role": "user", "content": "set the lamp to green"},
+        {"role": "tool", "content": '{"ok": true, "result": {"brightness": 100}}'},
+    ]
+    conversation = Conversation.start("sys", session_id="r", primer=primer)
+    conversation.messages += [
+        {"role": "user", "content": "a"},
+        {"role": "tool", "content": '{"ok": true, "result": {"angle": 30}}'},
+        {"role": "tool", "content": '{"ok": false, "error": "no such file"}'},
+        {"role": "tool", "content": '{"ok": true, "result": "2 notes.txt"}'},
+        {"role": "tool", "content": "not json"},
+    ]
+    assert conversation.results() == [{"angle": 30}, "2 notes.txt"]

@@ -305,3 +305,45 @@ def test_a_temperature_conversion_the_request_names_is_written_by_the_tool(
         assert fixed == {"expression": written}
         assert loaded.call("math", **fixed).result["result"] == value
     loaded.close()
+
+
+@pytest.mark.parametrize(
+    ("expression", "earlier", "written"),
+    [
+        # The last result's one number, by any of its names.
+        ("ans - 6", [{"expression": "7 * 8", "result": 56}], "56 - 6"),
+        ("that^2", [{"angle": 30}], "30^2"),
+        ("ANS + 100", [{"angle": -40}], "(-40) + 100"),
+        ("it / 2", [{"expression": "3^5", "result": 243}], "243 / 2"),
+        ("ans * 3", [{"exit_code": 0, "output": " 11 todo.md\n"}], "11 * 3"),
+        ("ans * 2", [{"on": True, "color": "red", "brightness": 40}], "40 * 2"),
+        ("sqrt(ans) + pi", [2025.0], "sqrt(2025) + pi"),
+        # A field of an earlier result by its name, the latest one.
+        ("angle * 12", [{"angle": 5}, {"angle": 30}, {"result": 2}], "30 * 12"),
+        ("brightness * 7", [{"on": True, "color": "red", "brightness": 50}], "50 * 7"),
+        # Nothing to fill in: no name, or only functions and constants.
+        ("2 + 2", [{"result": 4}], None),
+        ("max(3, e)", [{"max": 9, "e": 1}], None),
+        # A name with no number to stand for stays (the evaluator then says so): the
+        # last result holds several numbers, or none; "result" is never an older one.
+        ("ans * 50", [{"exit_code": 0, "output": " 2  8 42 notes.txt\n"}], None),
+        ("result * 2", [{"result": 7}, {"exit_code": 0, "output": "Buy a new servo."}], None),
+        ("ans + 1", [], None),
+    ],
+)
+def test_an_expression_may_name_an_earlier_result(
+    expression: str, earlier: list[object], written: str | None
+) -> None:
+    loaded = load_plugin(edgeagent_math, name="math")
+    recall = loaded.registry.get("math").recall
+    assert recall is not None
+    assert recall({"expression": expression}, earlier) == (
+        None if written is None else {"expression": written}
+    )
+    loaded.close()
+
+
+def test_a_name_with_nothing_to_stand_for_is_an_error_that_says_what_to_write() -> None:
+    understood = r"'ans' in 'ans \+ 1' is not understood; .*ans \(the last result"
+    with pytest.raises(MathError, match=understood):
+        evaluate("ans + 1")
