@@ -78,6 +78,21 @@ EXAMPLES: dict[str, Example] = {
 PRIMER_CALLS = 3
 """Worked calls in the primer: each costs 50-90 tokens of a 2048-token context."""
 
+# A follow-up that computes with the number the turn before it returned, by name
+# (edgeagent_math.recall): asked "multiply that by 12" or "take 89 off that", the model
+# wrote ``2*12``, ``angle * 12`` or ``50``, or refused (9 of the 58 wrong turns of four
+# blind prompt sets); shown the number itself here, it still copied a wrong one.
+FOLLOW_UPS: dict[str, tuple[str, Example]] = {
+    "servo": (
+        "math",
+        Example(
+            "how much is that minus 8?",
+            {"expression": "ans - 8"},
+            {"expression": "45 - 8", "result": 37},
+        ),
+    ),
+}
+
 
 def example_call(tools: Sequence[Tool]) -> ToolCall:
     """A real call of an enabled tool, for the instructions (never a placeholder)."""
@@ -144,24 +159,23 @@ def build_primer(tools: Sequence[Tool], *, call_format: CallFormat) -> list[Mess
     first turn it copies whatever the history shows. The primer shows, before any real
     turn, requests answered by calls (with results and the answers built from them; a
     relative servo move among them, which the model otherwise writes as an absolute
-    angle) and requests that no tool serves answered by a plain refusal (with the
+    angle, and a follow-up that computes with the number its result gave) and
+    requests that no tool serves answered by a plain refusal (with the
     shell tool, one to change a file: its tools only read).
     """
     messages: list[Message] = []
     by_name = {t.name: t for t in tools}
+    shown = 0
     for name, example in EXAMPLES.items():
         tool = by_name.get(name)
         if tool is None:
             continue
-        call = ToolCall(name, example.arguments)
-        result = ToolResult.success(example.result)
-        messages += [
-            {"role": "user", "content": example.prompt},
-            {"role": "assistant", "content": call_format.render_call([call])},
-            {"role": "tool", "content": result.to_json()},
-            {"role": "assistant", "content": answer_for(tool, example.result)},
-        ]
-        if len(messages) >= 4 * PRIMER_CALLS:
+        messages += _worked(tool, example, call_format=call_format)
+        shown += 1
+        follow_up = FOLLOW_UPS.get(name)
+        if follow_up is not None and follow_up[0] in by_name:
+            messages += _worked(by_name[follow_up[0]], follow_up[1], call_format=call_format)
+        if shown >= PRIMER_CALLS:
             break
     if "shell" in by_name:
         messages += [
@@ -184,6 +198,17 @@ def build_primer(tools: Sequence[Tool], *, call_format: CallFormat) -> list[Mess
         {"role": "assistant", "content": answer},
     ]
     return messages
+
+
+def _worked(tool: Tool, example: Example, *, call_format: CallFormat) -> list[Message]:
+    """One worked call as the four messages of a real turn."""
+    call = ToolCall(tool.name, example.arguments)
+    return [
+        {"role": "user", "content": example.prompt},
+        {"role": "assistant", "content": call_format.render_call([call])},
+        {"role": "tool", "content": ToolResult.success(example.result).to_json()},
+        {"role": "assistant", "content": answer_for(tool, example.result)},
+    ]
 
 
 def answer_for(tool: Tool, result: Any) -> str:

@@ -20,7 +20,7 @@ from edgeagent.agent.loop import Agent
 from edgeagent.agent.prompt import build_primer, build_system_prompt
 from edgeagent.llm.base import InProcessLLM
 from edgeagent.llm.scripted import Rule, ScriptedEngine
-from edgeagent.tools import tool, tools_from
+from edgeagent.tools import make_tool, tool, tools_from
 from edgeagent.tools.calls import get_call_format
 from edgeagent.tools.executor import ToolExecutor
 from edgeagent.tools.registry import ToolRegistry
@@ -201,6 +201,30 @@ def test_the_primer_survives_trimming_and_clearing() -> None:
     assert [m["content"] for m in conversation.messages[conversation.kept :: 2]] == ["two", "three"]
     conversation.clear()
     assert conversation.messages[1:] == primer
+
+
+def test_the_primer_shows_a_follow_up_that_names_the_earlier_result() -> None:
+    # With the servo and math both here, the servo's example turn is followed by one
+    # that computes with its result by name (edgeagent_math.recall fills it in).
+    @tool(kind="act")
+    def servo(right: float = 0) -> dict[str, Any]:
+        """Turn the servo."""
+        return {"angle": right}
+
+    @tool(answer=lambda r: f"{r['expression']} = {r['result']}")
+    def math(expression: str) -> dict[str, Any]:
+        """Calculate."""
+        return {}
+
+    call_format = get_call_format("fence")
+    tools = [make_tool(servo, plugin="test"), make_tool(math, plugin="test")]
+    primer = build_primer(tools, call_format=call_format)
+    contents = [m["content"] for m in primer]
+    at = contents.index("how much is that minus 8?")
+    assert contents[at - 4] == "turn the camera 15 more degrees to the right"
+    assert '"ans - 8"' in contents[at + 1] and contents[at + 3] == "45 - 8 = 37"
+    without_math = build_primer(tools[:1], call_format=call_format)
+    assert "how much is that minus 8?" not in [m["content"] for m in without_math]
 
 
 def test_instructions_show_a_real_call_and_no_placeholder() -> None:
