@@ -42,6 +42,14 @@ _REFUSAL = re.compile(
     r"|\bI\s+can't\b|\bnone\s+of\s+my\s+(?:tools|devices)\b|^\s*sorry\b",
     re.IGNORECASE,
 )
+# A refusal's reason that is a change to files or the system ("none of my tools can
+# delete files"): a read tool serves none of these.
+_CHANGE = re.compile(
+    r"\b(?:delet|remov|eras|wip|clear|empt|writ|append|edit|modif|renam|mov|cop(?:y|ie)|"
+    r"creat|sav|kill|terminat|(?:un)?install|reboot|restart|shut\s*down|send|e-?mail|"
+    r"upload|download)(?:e|es|ed|ing|s|y|ies|ied|ten)?\b",
+    re.IGNORECASE,
+)
 # A tool's reply written by the model itself.
 _FAKE_RESULT = re.compile(r"</?tool_response>|\"(?:ok|result)\"\s*:", re.IGNORECASE)
 # A measured value stated as fact: weather, temperatures, disk and memory figures.
@@ -74,6 +82,12 @@ def tells_device(text: str) -> bool:
 def refuses(text: str) -> bool:
     """True when ``text`` says the request cannot be done."""
     return bool(_REFUSAL.search(text))
+
+
+def refuses_a_change(text: str) -> bool:
+    """True when ``text`` refuses a change to files or the system ("none of my tools
+    can delete files"): what no read tool does."""
+    return refuses(text) and bool(_CHANGE.search(text))
 
 
 def fakes_result(text: str) -> bool:

@@ -265,6 +265,7 @@ class Agent:
                     checks=self.checks,
                     executor=self.executor,
                     prompt=_current_prompt(conversation),
+                    refusal=parsed.text,
                     said=_said(conversation),
                     session=conversation.id,
                 )

@@ -8,6 +8,11 @@ it runs; a refusal they confirm stands, in the model's own words.
 A read tool the checks refuse gets one more look without it: "show me my notes",
 refused, was looked at again as ``ls notes``, which the checks refuse (listing is not
 showing), and ``cat notes`` was never asked for.
+
+A refusal of a change to files or the system ("none of my tools can delete files")
+gets no read tool on a second look: "ok delete it" ran ``ls notes.txt``, and "clear
+the log please" ``tail log``, answers to requests nobody made (three blind prompt
+sets, four turns).
 """
 
 from __future__ import annotations
@@ -15,10 +20,12 @@ from __future__ import annotations
 import logging
 from collections.abc import Awaitable, Callable, Mapping
 
+from edgeagent.agent import honesty
 from edgeagent.agent.checks import SideChecks
 from edgeagent.agent.events import ErrorEvent
 from edgeagent.tools.calls import ParsedOutput
 from edgeagent.tools.executor import ToolCall, ToolExecutor
+from edgeagent.tools.tool import ToolKind
 
 log = logging.getLogger(__name__)
 
@@ -34,10 +41,11 @@ async def second_look(
     checks: SideChecks,
     executor: ToolExecutor,
     prompt: str,
+    refusal: str,
     said: str,
     session: str,
 ) -> tuple[str, ParsedOutput] | ErrorEvent | None:
-    """After a refusal of ``prompt``, one call under ``grammar`` that the checks
+    """After the ``refusal`` of ``prompt``, one call under ``grammar`` that the checks
     confirm, as raw text and its parse; ``None``: the refusal stands.
 
     A call that fills in values the user never ``said`` is a guess, and the refusal
@@ -54,6 +62,13 @@ async def second_look(
         calls = [executor.resolve(ToolCall(c.name, c.arguments)) for c in parsed.calls]
         if checks.made_up(calls, said=said) or checks.unsaid(calls, said=said):
             log.info("the %s look's call guesses a value; the refusal stands", attempt)
+            return None
+        if honesty.refuses_a_change(refusal) and all(
+            executor.registry.get(c.name).kind is ToolKind.READ
+            for c in calls
+            if c.name in executor.registry
+        ):
+            log.info("a change was refused; the %s look's read changes nothing", attempt)
             return None
         if await checks.off_target(prompt, calls, session=session, strict=True) is None:
             return raw, parsed

@@ -191,13 +191,39 @@ def test_unsaid(arguments: dict[str, Any], said: str, unsaid: str | None) -> Non
 
 def test_a_read_call_on_a_second_look_must_also_pass_the_capability_question() -> None:
     files = Files()
-    refusal = "I can't do that here: none of my tools can delete files."
+    refusal = "I can't do that here: that is not something my tools do."
     model = Model(said=refusal, forced=fence("ls", path="notes.txt"), side="yes", can="no")
     answer = run_turn(agent_for(model, files), "delete notes.txt")[-1]
     assert isinstance(answer, FinalAnswer) and answer.text == refusal
     assert files.listed == []
     questions = [r.messages[0]["content"] for r in model.requests if r.aside]
     assert questions[-1].startswith("Tool: List directory. It only reads")
+
+
+@pytest.mark.parametrize(
+    "refusal",
+    [
+        "I can't do that here: none of my tools can delete files.",
+        "I can't do that here: my tools can read files but never change or delete them.",
+        "Sorry, I cannot empty the log file.",
+    ],
+)
+def test_a_refused_change_gets_no_read_on_a_second_look(refusal: str) -> None:
+    # "ok delete it" ran ``ls notes.txt`` on a second look, every check saying yes.
+    files = Files()
+    model = Model(said=refusal, forced=fence("ls", path="notes.txt"), side="yes")
+    answer = run_turn(agent_for(model, files), "ok delete it")[-1]
+    assert isinstance(answer, FinalAnswer) and answer.text == refusal
+    assert files.listed == [] and answer.tool_calls == []
+
+
+def test_a_refused_change_may_still_be_a_device_s() -> None:
+    # The reason names a change, but an acting tool makes changes: "clear the lights".
+    strip = Strip()
+    refusal = "I can't do that here: none of my tools can clear the lights."
+    model = Model(said=refusal, forced=fence("led", color="white"), side="yes")
+    answer = run_turn(agent_for(model, strip), "make the lights white")[-1]
+    assert isinstance(answer, FinalAnswer) and strip.colors == ["white"]
 
 
 NOTES_REFUSAL = "I can't do that here: none of my tools can show notes."
@@ -227,7 +253,7 @@ def test_a_refused_read_tool_gets_one_more_look_without_it() -> None:
 def test_a_third_look_the_checks_refuse_too_leaves_the_refusal_and_runs_nothing() -> None:
     shelf = Shelf()
     model = Reader(
-        said="I can't do that here: none of my tools can delete files.",
+        said="I can't do that here: that is not something my tools do.",
         forced={
             "root ::= call": fence("ls", path="notes.txt"),
             "without ls": fence("cat", path="notes.txt"),
@@ -236,7 +262,7 @@ def test_a_third_look_the_checks_refuse_too_leaves_the_refusal_and_runs_nothing(
     )
     answer = run_turn(agent_for(model, shelf, without=WITHOUT), "delete notes.txt")[-1]
     assert isinstance(answer, FinalAnswer)
-    assert answer.text == "I can't do that here: none of my tools can delete files."
+    assert answer.text == "I can't do that here: that is not something my tools do."
     assert shelf.listed == [] and shelf.shown == []
     # One more look, not one per tool: cat's own grammar-without is never asked.
     forced = [r.grammar for r in model.requests if not r.aside and r.grammar]
@@ -308,6 +334,21 @@ def test_an_answer_that_does_not_refuse_gets_no_second_look() -> None:
 )
 def test_refuses(text: str) -> None:
     assert honesty.refuses(text)
+
+
+@pytest.mark.parametrize(
+    ("text", "change"),
+    [
+        ("I can't do that here: none of my tools can delete files.", True),
+        ("Sorry, I cannot send emails or reboot the machine.", True),
+        ("I can't do that here: none of my tools can read a todo list.", False),
+        ("I can't do that here: my tools can only control real hardware.", False),
+        ("I can't do that here: it is clearly not a file.", False),
+        ("The file was deleted.", False),  # not a refusal
+    ],
+)
+def test_refuses_a_change(text: str, change: bool) -> None:
+    assert honesty.refuses_a_change(text) is change
 
 
 @pytest.mark.parametrize(
