@@ -56,6 +56,8 @@ from edgeagent.tools.device import (
 from edgeagent.tools.plugins import GROUP, PluginContext, Register, hookimpl
 from edgeagent.tools.tool import (
     USER_WORDS,
+    Recall,
+    Reread,
     Tool,
     ToolKind,
     ToolResult,
@@ -78,7 +80,9 @@ __all__ = [
     "HardwareError",
     "LazyDevice",
     "PluginContext",
+    "Recall",
     "Register",
+    "Reread",
     "SimulatorUnreachableError",
     "Tool",
     "ToolArgumentError",

@@ -13,7 +13,7 @@ from edgeagent.plugin import PluginContext, Register, hookimpl, make_tool
 from edgeagent_servo.backends import BACKENDS
 from edgeagent_servo.controller import ServoController
 from edgeagent_servo.options import ServoOptions
-from edgeagent_servo.said import turn_as_said
+from edgeagent_servo.said import as_said
 
 __all__ = ["ServoController", "ServoOptions", "register_tools"]
 
@@ -25,7 +25,9 @@ def register_tools(register: Register, context: PluginContext) -> None:
     controller = ServoController(
         backend=servo, min_angle=options.min_angle, max_angle=options.max_angle
     )
-    # "15 degrees back to the right" arrives as right: -15 (edgeagent_servo.said).
-    register(replace(make_tool(controller.servo, plugin="servo"), reread=turn_as_said))
+    # "15 degrees back to the right" arrives as right: -15, "all the way left" as
+    # left_of_center: -10 (edgeagent_servo.said).
+    reread = as_said(lowest=options.min_angle, highest=options.max_angle)
+    register(replace(make_tool(controller.servo, plugin="servo"), reread=reread))
     register(controller.servo_state)
     context.on_close(controller.close)

@@ -1,4 +1,4 @@
-"""A turn "back to the right" that the model signed: read again from the request.
+"""What the model writes wrongly for a servo request, read again from the request.
 
 Asked "move the camera 15 degrees back to the right", the model calls ``servo`` with
 ``right: -15``: "back" becomes a minus. The tool reads a negative ``left``/``right`` as
@@ -6,6 +6,10 @@ a position, because the model also writes "camera to minus 45" as ``left: -45``
 (measured since run 4). The request tells the two apart: a turn names its direction
 and no negative number; a position names a negative number ("minus 45", "-45") or the
 center ("20 degrees left of center").
+
+Asked for an end ("all the way to the left", "camera to the far left"), the model
+writes a number of its own: ``left_of_center: -10``, ``left: 45``. A request that names
+an end and no number means the servo's end on that side.
 """
 
 from __future__ import annotations
@@ -13,7 +17,7 @@ from __future__ import annotations
 import re
 from typing import Any
 
-from edgeagent.plugin import fold
+from edgeagent.plugin import Reread, fold
 
 DIRECTIONS = {
     "left": ("left", "links", "gauche", "izquierda", "sinistra", "esquerda"),
@@ -21,6 +25,47 @@ DIRECTIONS = {
 }
 _NEGATIVE = re.compile(r"(?<![\w-])-\s*\d|\b(?:minus|moins|menos|meno|negative|negativ)\b")
 _CENTER = re.compile(r"\b(?:center|centre|middle|mitte|centro|milieu|meio)\b")
+# An end: "all the way", "far", "fully", "max" before a side, with only small words
+# between ("all the way over to the left", "ganz nach links", "tout a gauche", "todo a
+# la izquierda"), or "as far as it goes" after one ("left as far as you can").
+_END_BEFORE = (
+    r"\b(?:all\s+the\s+way|fully|far|furthest|farthest|max(?:imum)?|hard|completely|ganz|"
+    r"voll|tout|completement|a\s+fond|todo|toda|totalmente|tutto|tutta|completamente)"
+    r"(?:\W+(?:over|to|the|its|a|la|le|al|nach|para|pra|verso))*\W+(?:%s)\b"
+)
+_END_AFTER = r"\b(?:%s)\W+(?:\w+\W+){0,2}?(?:all\s+the\s+way|as\s+far\s+as)\b"
+_ENDS = (_END_BEFORE, _END_AFTER)
+_NUMBER = re.compile(r"\d")
+
+
+def as_said(*, lowest: float, highest: float) -> Reread:
+    """The servo's reread for a servo whose ends are ``lowest`` and ``highest``: a
+    signed turn (:func:`turn_as_said`), then an end (:func:`end_as_said`)."""
+
+    def reread(arguments: dict[str, Any], request: str) -> dict[str, Any] | None:
+        turned = turn_as_said(arguments, request)
+        ended = end_as_said(turned or arguments, request, lowest=lowest, highest=highest)
+        return ended or turned
+
+    return reread
+
+
+def end_as_said(
+    arguments: dict[str, Any], request: str, *, lowest: float, highest: float
+) -> dict[str, Any] | None:
+    """``{"angle": end}`` where the request names one side's end and no number, and the
+    model's arguments are another; ``None``: as the model wrote them."""
+    folded = fold(request)
+    if _NUMBER.search(folded):
+        return None  # "all the way to 45": the number says where
+    ends = [
+        end
+        for side, end in (("left", lowest), ("right", highest))
+        if any(re.search(p % "|".join(DIRECTIONS[side]), folded) for p in _ENDS)
+    ]
+    if len(ends) != 1 or arguments == {"angle": ends[0]}:
+        return None
+    return {"angle": ends[0]}
 
 
 def turn_as_said(arguments: dict[str, Any], request: str) -> dict[str, Any] | None:

@@ -314,6 +314,45 @@ def test_a_signed_turn_the_request_names_is_read_again(
     loaded.close()
 
 
+@pytest.mark.parametrize(
+    ("arguments", "request_", "ended"),
+    [
+        # An end named, and no number: the servo's end on that side.
+        ({"left_of_center": -10}, "camera to the far left pls", {"angle": -90}),
+        ({"left": 45}, "look all the way over to the left", {"angle": -90}),
+        ({"right": 20}, "swing it right as far as you can", {"angle": 90}),
+        ({"left": 30}, "ganz nach links bitte", {"angle": -90}),
+        ({"right": 20}, "tourne la caméra tout à droite", {"angle": 90}),
+        ({"left": 5}, "ruota la telecamera tutto a sinistra", {"angle": -90}),
+        # A number says where; "further" is no end; both ends, or already there.
+        ({"left": 20}, "all the way to 45 on the left", None),
+        ({"left": 20}, "a bit further left", None),
+        ({"left": 5}, "tourne tout doucement à gauche", None),
+        ({"left": 10}, "go far left then far right", None),
+        ({"angle": -90}, "all the way left", None),
+    ],
+)
+def test_an_end_the_request_names_is_the_servo_s_end(
+    arguments: dict[str, Any], request_: str, ended: dict[str, Any] | None
+) -> None:
+    loaded = load_plugin(edgeagent_servo, name="servo", options={"backend": "mock"})
+    reread = loaded.registry.get("servo").reread
+    assert reread is not None
+    assert reread(arguments, request_) == ended
+    loaded.close()
+
+
+def test_the_end_is_the_configured_one() -> None:
+    options = {"backend": "mock", "min_angle": -60, "max_angle": 70}
+    loaded = load_plugin(edgeagent_servo, name="servo", options=options)
+    reread = loaded.registry.get("servo").reread
+    assert reread is not None
+    assert reread({"left": 10}, "all the way left") == {"angle": -60}
+    assert reread({"right": 10}, "hard right") == {"angle": 70}
+    assert loaded.call("servo", angle=-60).result["angle"] == -60
+    loaded.close()
+
+
 def test_real_without_gpio_fails_clearly(monkeypatch: pytest.MonkeyPatch) -> None:
     options = ServoOptions(backend="real")
     monkeypatch.setitem(sys.modules, "gpiozero", None)
