@@ -45,9 +45,9 @@ _REFUSAL = re.compile(
 # A refusal's reason that is a change to files or the system ("none of my tools can
 # delete files"): a read tool serves none of these.
 _CHANGE = re.compile(
-    r"\b(?:delet|remov|eras|wip|clear|empt|writ|append|edit|modif|renam|mov|cop(?:y|ie)|"
-    r"creat|sav|kill|terminat|(?:un)?install|reboot|restart|shut\s*down|send|e-?mail|"
-    r"upload|download)(?:e|es|ed|ing|s|y|ies|ied|ten)?\b",
+    r"\b(?:delet|remov|eras|wip|clear|empt|(?:over)?writ|append|edit|modif|renam|mov|"
+    r"cop(?:y|ie)|creat|sav|truncat|replac|kill|terminat|(?:un)?install|reboot|restart|"
+    r"shut\s*down|send|e-?mail|upload|download)(?:e|es|ed|ing|s|y|ies|ied|ten)?\b",
     re.IGNORECASE,
 )
 # A tool's reply written by the model itself.

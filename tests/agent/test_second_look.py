@@ -341,6 +341,7 @@ def test_refuses(text: str) -> None:
     [
         ("I can't do that here: none of my tools can delete files.", True),
         ("Sorry, I cannot send emails or reboot the machine.", True),
+        ("I can't do that here: none of my tools can overwrite files.", True),
         ("I can't do that here: none of my tools can read a todo list.", False),
         ("I can't do that here: my tools can only control real hardware.", False),
         ("I can't do that here: it is clearly not a file.", False),
