@@ -86,9 +86,9 @@ FOLLOW_UPS: dict[str, tuple[str, Example]] = {
     "servo": (
         "math",
         Example(
-            "how much is that minus 8?",
-            {"expression": "ans - 8"},
-            {"expression": "45 - 8", "result": 37},
+            "and that times 3?",
+            {"expression": "ans * 3"},
+            {"expression": "45 * 3", "result": 135},
         ),
     ),
 }

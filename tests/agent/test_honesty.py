@@ -220,11 +220,11 @@ def test_the_primer_shows_a_follow_up_that_names_the_earlier_result() -> None:
     tools = [make_tool(servo, plugin="test"), make_tool(math, plugin="test")]
     primer = build_primer(tools, call_format=call_format)
     contents = [m["content"] for m in primer]
-    at = contents.index("how much is that minus 8?")
+    at = contents.index("and that times 3?")
     assert contents[at - 4] == "turn the camera 15 more degrees to the right"
-    assert '"ans - 8"' in contents[at + 1] and contents[at + 3] == "45 - 8 = 37"
+    assert '"ans * 3"' in contents[at + 1] and contents[at + 3] == "45 * 3 = 135"
     without_math = build_primer(tools[:1], call_format=call_format)
-    assert "how much is that minus 8?" not in [m["content"] for m in without_math]
+    assert "and that times 3?" not in [m["content"] for m in without_math]
 
 
 def test_instructions_show_a_real_call_and_no_placeholder() -> None:
