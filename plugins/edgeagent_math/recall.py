@@ -4,10 +4,11 @@ Asked to go on from a number an earlier turn gave ("minus six?" after 7 * 8 = 56
 "multiply that by three" after a word count of 11, "what's that plus 100" after the
 servo read -40), the model wrote ``6 - 6``, ``4 * 3``, ``100 + 100``: it does not copy
 a number from the history right (6 of 10 such turns of a probe, Qwen2.5-Coder-1.5B).
-A name it copies right. So an expression may name the last result's number (``ans``, or ``that``,
-``it``, ``result``) or a field of an earlier result (``angle``, ``brightness``), and
-the tool writes in the number a tool gave (:attr:`~edgeagent.tools.tool.Tool.recall`):
-the result shows ``56 - 6``, never a number no tool produced.
+A name it copies right. So an expression may name the last result's number (``ans``,
+or ``that``, ``it``, ``result``) or a field of an earlier result (``angle``,
+``brightness``), and the tool writes in the number a tool gave
+(:attr:`~edgeagent.tools.tool.Tool.recall`): the result shows ``56 - 6``, never a
+number no tool produced.
 """
 
 from __future__ import annotations
