@@ -302,21 +302,6 @@ def test_plugin_registers_tools_and_closes_the_backend() -> None:
         ({"right": -20}, "go back 20", None),
         ({"left": -20}, "point it 20 degrees left of center", None),
         ({"right": 20}, "20 to the right", None),  # nothing to read again
-    ],
-)
-def test_a_signed_turn_the_request_names_is_read_again(
-    arguments: dict[str, Any], request_: str, turned: dict[str, Any] | None
-) -> None:
-    loaded = load_plugin(edgeagent_servo, name="servo", options={"backend": "mock"})
-    reread = loaded.registry.get("servo").reread
-    assert reread is not None
-    assert reread(arguments, request_) == turned
-    loaded.close()
-
-
-@pytest.mark.parametrize(
-    ("arguments", "request_", "ended"),
-    [
         # An end named, and no number: the servo's end on that side.
         ({"left_of_center": -10}, "camera to the far left pls", {"angle": -90}),
         ({"left": 45}, "look all the way over to the left", {"angle": -90}),
@@ -332,13 +317,13 @@ def test_a_signed_turn_the_request_names_is_read_again(
         ({"angle": -90}, "all the way left", None),
     ],
 )
-def test_an_end_the_request_names_is_the_servo_s_end(
-    arguments: dict[str, Any], request_: str, ended: dict[str, Any] | None
+def test_a_turn_or_an_end_the_request_names_is_read_again(
+    arguments: dict[str, Any], request_: str, turned: dict[str, Any] | None
 ) -> None:
     loaded = load_plugin(edgeagent_servo, name="servo", options={"backend": "mock"})
     reread = loaded.registry.get("servo").reread
     assert reread is not None
-    assert reread(arguments, request_) == ended
+    assert reread(arguments, request_) == turned
     loaded.close()
 
 
