@@ -7,7 +7,9 @@ left") and ``by`` is a signed turn ("by -20 degrees"). A small model maps words 
 argument names far better than onto signs, so the sign convention (negative = left)
 stays inside this module: measured on fresh servo requests, "N left of center" went to
 ``left`` (a turn) 7 times of 7 until it had its own name; given those names, "center
-it" came as ``{"center": true}``, which is now one too.
+it" came as ``{"center": true}``, which is now one too. ``back`` returns to where the
+servo was before its last move ("put it back where it was", "undo that move"): asked
+that, the model turned the LED off, or wrote the undone move's size as a position.
 """
 
 from __future__ import annotations
@@ -53,6 +55,8 @@ class ServoController:
         self.max_angle = max_angle
         self._lock = DeviceLock("servo", wait_s=busy_wait_s)
         self._closed = False
+        self._before: float | None = None
+        """Where the servo was before its last move: what ``back`` returns to."""
 
     @tool(
         kind="act",
@@ -71,10 +75,14 @@ class ServoController:
         right_of_center: float | None = None,
         by: float | None = None,
         center: bool = False,
+        back: bool = False,
     ) -> dict[str, Any]:
         """Point the servo/camera: angle = absolute -90..90 (0 = center); left/right = turn
         by that many degrees; left_of_center/right_of_center = position; by = signed turn
-        (<0 = left); center = true points it straight ahead."""
+        (<0 = left); center = true points it straight ahead; back = true undoes the last
+        move."""
+        if back:
+            return self._back(angle, left, right, left_of_center, right_of_center, by, center)
         target, turn = aim(
             angle=angle,
             left=left,
@@ -94,12 +102,36 @@ class ServoController:
                         "give an absolute angle first"
                     )
                 target = current + turn
-            clamped = min(self.max_angle, max(self.min_angle, target))
-            backend.move_to(clamped)
-            result: dict[str, Any] = {"angle": _tidy(clamped)}
-            if clamped != target:
-                result["note"] = f"clamped to {_tidy(clamped)} (asked {_tidy(target)})"
-            return result
+            return self._move(backend, target)
+
+    def _back(self, *given: float | bool | None) -> dict[str, Any]:
+        """``back``: the position before the last move (a small model fills what it does
+        not mean with 0 or false, so those are ignored)."""
+        if any(given):
+            raise ToolArgumentError(
+                "servo got back=true and a position or turn; give back alone to return "
+                "to where it was before the last move, or the position or turn alone"
+            )
+        with self._lock.held():
+            if self._before is None:
+                raise ToolError(
+                    "the servo has not moved since edgeagent started, so there is no "
+                    'earlier position to go back to; give an angle, e.g. {"angle": 0}'
+                )
+            return self._move(self.device.get(), self._before)
+
+    def _move(self, backend: ServoBackend, target: float) -> dict[str, Any]:
+        """Move to ``target`` clamped to the servo's range (the lock held), remembering
+        where it was for ``back``."""
+        clamped = min(self.max_angle, max(self.min_angle, target))
+        before = backend.read()
+        backend.move_to(clamped)
+        if before is not None and before != clamped:
+            self._before = before
+        result: dict[str, Any] = {"angle": _tidy(clamped)}
+        if clamped != target:
+            result["note"] = f"clamped to {_tidy(clamped)} (asked {_tidy(target)})"
+        return result
 
     @tool(kind="read", answer=servo_state_answer)
     def servo_state(self) -> dict[str, Any]:

@@ -9,7 +9,12 @@ center ("20 degrees left of center").
 
 Asked for an end ("all the way to the left", "camera to the far left"), the model
 writes a number of its own: ``left_of_center: -10``, ``left: 45``. A request that names
-an end and no number means the servo's end on that side.
+an end and no number means the servo's end on that side; one that names the center and
+no number or side ("now back to the middle") means 0, which came as ``angle: 45``.
+
+Asked to go back ("put it back where it was", "undo that move"), the model writes the
+undone move's size (``right: -25``): a request that says so, with no number, side or
+center, means ``back``.
 """
 
 from __future__ import annotations
@@ -36,18 +41,51 @@ _END_BEFORE = (
 _END_AFTER = r"\b(?:%s)\W+(?:\w+\W+){0,2}?(?:all\s+the\s+way|as\s+far\s+as)\b"
 _ENDS = (_END_BEFORE, _END_AFTER)
 _NUMBER = re.compile(r"\d")
+_BACK = re.compile(
+    r"\b(?:undo|revert|where\s+it\s+(?:was|started|began|used\s+to\s+be)|"
+    r"(?:previous|original|old|earlier|starting)\s+(?:position|spot|angle|place)|"
+    r"(?:as|how|the\s+way)\s+it\s+was|ruckgangig|wo\s+sie\s+war|wo\s+er\s+war|annule|comme\s+avant|"
+    r"deshaz|como\s+esta(?:ba|va)|annulla|com.era|desfaz)\b"
+)
 
 
 def as_said(*, lowest: float, highest: float) -> Reread:
     """The servo's reread for a servo whose ends are ``lowest`` and ``highest``: a
-    signed turn (:func:`turn_as_said`), then an end (:func:`end_as_said`)."""
+    signed turn (:func:`turn_as_said`), an end (:func:`end_as_said`), then the center
+    or back (:func:`placed_as_said`)."""
 
     def reread(arguments: dict[str, Any], request: str) -> dict[str, Any] | None:
         turned = turn_as_said(arguments, request)
         ended = end_as_said(turned or arguments, request, lowest=lowest, highest=highest)
-        return ended or turned
+        return placed_as_said(ended or turned or arguments, request) or ended or turned
 
     return reread
+
+
+def placed_as_said(arguments: dict[str, Any], request: str) -> dict[str, Any] | None:
+    """``{"angle": 0}`` where the request names the center, or ``{"back": true}`` where
+    it asks to go back, with no number or side either way, and the model's arguments
+    are another; ``None``: as the model wrote them."""
+    folded = fold(request)
+    words = set(re.findall(r"\w+", folded))
+    if _NUMBER.search(folded) or not words.isdisjoint(DIRECTIONS["left"] + DIRECTIONS["right"]):
+        return None  # "20 left of center", "back to the left": the model's numbers
+    if _CENTER.search(folded):
+        wanted: dict[str, Any] = {"angle": 0}
+    elif _BACK.search(folded):
+        wanted = {"back": True}
+    else:
+        return None
+    return None if _same(arguments, wanted) else wanted
+
+
+def _same(arguments: dict[str, Any], wanted: dict[str, Any]) -> bool:
+    """Whether ``arguments`` already say ``wanted`` (zeros and false are unsaid, and
+    ``{"center": true}`` is angle 0)."""
+    meant = {k: v for k, v in arguments.items() if v not in (None, False, 0)}
+    if wanted == {"angle": 0}:
+        return meant in ({}, {"center": True})
+    return meant == wanted
 
 
 def end_as_said(

@@ -114,6 +114,26 @@ def test_absolute_and_relative_moves_with_clamping_reported() -> None:
     assert run_tool(executor, "servo_state")["result"] == {"angle": -90}
 
 
+def test_back_undoes_the_last_move_and_again_redoes_it() -> None:
+    backend = MockServo()
+    executor = executor_for(backend)
+    run_tool(executor, "servo", angle=30)
+    run_tool(executor, "servo", right=25)
+    assert run_tool(executor, "servo", back=True)["result"] == {"angle": 30}
+    assert run_tool(executor, "servo", back=True, left=0)["result"] == {"angle": 55}
+    assert backend.history == [30, 55, 30, 55]
+
+
+def test_back_before_any_move_or_with_a_position_fails_with_the_fix() -> None:
+    executor = executor_for(MockServo())
+    first = run_tool(executor, "servo", back=True)
+    assert first["ok"] is False and "no earlier position" in first["error"]
+    assert '{"angle": 0}' in first["error"]
+    run_tool(executor, "servo", angle=10)
+    both = run_tool(executor, "servo", back=True, angle=40)
+    assert both["ok"] is False and "give back alone" in both["error"]
+
+
 @pytest.mark.parametrize("arguments", [{"left": -45}, {"right": -45}])
 def test_a_negative_turn_is_read_as_a_position(arguments: dict[str, Any]) -> None:
     # "camera to -45", "to minus forty-five": the model writes left=-45.
@@ -222,7 +242,8 @@ def test_schema_and_description_name_the_users_words() -> None:
     assert servo.description == (
         "Point the servo/camera: angle = absolute -90..90 (0 = center); left/right = turn "
         "by that many degrees; left_of_center/right_of_center = position; by = signed turn "
-        "(<0 = left); center = true points it straight ahead."
+        "(<0 = left); center = true points it straight ahead; back = true undoes the "
+        "last move."
     )
     assert servo.parameters == {
         "properties": {
@@ -236,6 +257,7 @@ def test_schema_and_description_name_the_users_words() -> None:
             "right_of_center": {"type": "number"},
             "by": {"type": "number"},
             "center": {"type": "boolean", "default": False},
+            "back": {"type": "boolean", "default": False},
         },
         "type": "object",
         "required": [],
@@ -315,6 +337,19 @@ def test_plugin_registers_tools_and_closes_the_backend() -> None:
         ({"left": 5}, "tourne tout doucement à gauche", None),
         ({"left": 10}, "go far left then far right", None),
         ({"angle": -90}, "all the way left", None),
+        # The center named, and no number or side: 0.
+        ({"angle": 45}, "now back to the middle", {"angle": 0}),
+        ({"left": 10}, "centre the camera again", {"angle": 0}),
+        ({"center": True}, "center it", None),
+        ({"left": 20}, "a bit left of center", None),
+        # Back asked for, and no number, side or center: back.
+        ({"right": -25}, "actually, undo that move", {"back": True}),
+        ({"left": 0}, "hmm, put it back where it was before", {"back": True}),
+        ({"angle": 0}, "now put the camera back the way it was", {"back": True}),
+        ({"angle": 10}, "deshaz ese movimiento", {"back": True}),
+        ({"back": True, "left": 0}, "undo that", None),
+        ({"left": 20}, "go back 20 to the left", None),
+        ({"angle": 30}, "put it back in the middle", {"angle": 0}),
     ],
 )
 def test_a_turn_or_an_end_the_request_names_is_read_again(
