@@ -7,10 +7,13 @@ strip is opened by the first ``led`` call, never while the plugin loads.
 
 from __future__ import annotations
 
-from edgeagent.plugin import PluginContext, Register, hookimpl
+from dataclasses import replace
+
+from edgeagent.plugin import PluginContext, Register, hookimpl, make_tool
 from edgeagent_led.backends import BACKENDS
 from edgeagent_led.controller import LedController
 from edgeagent_led.options import LedOptions
+from edgeagent_led.strip import color_as_said
 
 __all__ = ["LedController", "LedOptions", "register_tools"]
 
@@ -20,6 +23,7 @@ def register_tools(register: Register, context: PluginContext) -> None:
     options = context.options_as(LedOptions)
     strip = context.device(BACKENDS, options)
     controller = LedController(backend=strip, count=options.count, effect_s=options.effect_s)
-    register(controller.led)
+    # "para roxo" arrives as color: "red" (edgeagent_led.strip.color_as_said).
+    register(replace(make_tool(controller.led, plugin="led"), reread=color_as_said))
     register(controller.led_state)
     context.on_close(controller.close)

@@ -12,7 +12,7 @@ from pydantic import BeforeValidator, Field
 
 from edgeagent.plugin import BUSY_WAIT_S, DeviceLock, LazyDevice, ToolArgumentError, tool
 from edgeagent_led.backends import LedBackend
-from edgeagent_led.strip import BLACK, LedState, to_hex
+from edgeagent_led.strip import BLACK, OFF_COLORS, LedState, to_hex
 
 BLINK_PERIOD_S = 0.5
 PULSE_STEP_S = 0.05
@@ -21,8 +21,6 @@ CLOSE_WAIT_S = 1.0
 """At shutdown, how long the safe state waits for a running command (an effect stops at
 its next step) before darkening the strip regardless."""
 WHITE = "#ffffff"
-OFF_COLORS = frozenset({"off", "none", "black", "dark", "#000", "#000000"})
-"""Colours that mean "turn it off" to a person; for a pixel range they paint it black."""
 BRIGHTNESS_WORDS = {
     "off": 0, "min": 1, "minimum": 1, "lowest": 1, "dimmest": 1,
     "half": 50, "max": 100, "maximum": 100, "full": 100, "brightest": 100,

@@ -178,6 +178,30 @@ def test_a_colour_word_of_another_language_is_its_css_colour(
     assert backend.state.pixels == (hex_color,) * 8
 
 
+@pytest.mark.parametrize(
+    ("arguments", "request_", "read"),
+    [
+        # The request names one colour of another language; the model wrote another.
+        ({"color": "red"}, "Muda a cor da fita LED para roxo.", {"color": "purple"}),
+        ({"color": "purple", "brightness": 9}, "luce viola", {"color": "violet", "brightness": 9}),
+        # Already that colour, none or two named, off, or no colour given: as written.
+        ({"color": "Purple"}, "para roxo", None),
+        ({"color": "red"}, "make it red", None),
+        ({"color": "blue"}, "von rot zu blau", None),
+        ({"color": "off"}, "apaga o vermelho", None),
+        ({"brightness": 30}, "luz roja al 30", None),
+    ],
+)
+def test_a_colour_the_request_names_in_another_language_is_read_again(
+    arguments: dict[str, Any], request_: str, read: dict[str, Any] | None
+) -> None:
+    loaded = load_plugin(edgeagent_led, name="led", options={"backend": "mock"})
+    reread = loaded.registry.get("led").reread
+    assert reread is not None
+    assert reread(arguments, request_) == read
+    loaded.close()
+
+
 def test_bad_arguments_come_back_as_readable_errors(mock_led: Any) -> None:
     backend, executor, _ = mock_led
     bad_color = run_tool(executor, "led", color="blurple")
