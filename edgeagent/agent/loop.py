@@ -32,6 +32,7 @@ from edgeagent.agent.events import (
 )
 from edgeagent.agent.mend import mendable
 from edgeagent.agent.meter import TurnMeter
+from edgeagent.agent.numerals import as_digits
 from edgeagent.agent.read_ahead import ReadAhead
 from edgeagent.agent.sanitize import DEFAULT_MAX_TOOL_CHARS, sanitize, tool_content
 from edgeagent.agent.second_look import second_look
@@ -173,8 +174,9 @@ class Agent:
         if not self.check_target:
             recheck = None  # a second look is safe only with the checks before a call
         # A prompt cannot carry template control tokens either (llama.cpp tokenizes
-        # contents as text, but the Hailo host tokenizer parses the rendered template).
-        messages.append({"role": "user", "content": sanitize(prompt, frame_tags=False)})
+        # contents as text, but the Hailo host tokenizer parses the rendered template);
+        # its spelled-out numbers are read as digits (.numerals).
+        messages.append({"role": "user", "content": as_digits(sanitize(prompt, frame_tags=False))})
         records: list[dict[str, Any]] = []
         failures: dict[str, str] = {}  # signature -> error, for the repeat guard
         mend = False  # the last step's read calls all failed, and one may be mended

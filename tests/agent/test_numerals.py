@@ -1,0 +1,49 @@
+"""Spelled-out numbers reach the model as digits (edgeagent.agent.numerals)."""
+
+from __future__ import annotations
+
+import pytest
+
+from edgeagent.agent.events import FinalAnswer
+from edgeagent.agent.numerals import as_digits
+from tests.agent.scripted_agent import call, make_agent, run_turn
+
+
+@pytest.mark.parametrize(
+    ("said", "read"),
+    [
+        ("what is three hundred and twelve times seventeen", "what is 312 times 17"),
+        ("take eighty nine off that", "take 89 off that"),
+        ("point it at minus forty five", "point it at minus 45"),
+        ("Gira la telecamera di venti gradi a destra", "Gira la telecamera di 20 gradi a destra"),
+        ("Dreh die Kamera um fünfundzwanzig Grad", "Dreh die Kamera um 25 Grad"),
+        ("gira a câmera trinta graus", "gira a câmera 30 graus"),
+        # A percent said in words is %, not "per 100".
+        ("E abbassa la luminosità al dieci per cento.", "E abbassa la luminosità al 10 %."),
+        ("Mets la lumière à cinquante pour cent", "Mets la lumière à 50 %"),
+        ("set brightness to seventy five per cent", "set brightness to 75 %"),
+        # Lone words under 10, ordinals, and words that are numbers only elsewhere stay.
+        ("set it to nine", "set it to nine"),
+        ("¿Cuánto es siete por ocho?", "¿Cuánto es siete por ocho?"),
+        ("sei bravo, metti il led blu", "sei bravo, metti il led blu"),
+        ("turn it on once, wait a second", "turn it on once, wait a second"),
+        ("the elf on the shelf costs a cent", "the elf on the shelf costs a cent"),
+        ("show the first line", "show the first line"),
+        ("what is 15% of 200", "what is 15% of 200"),
+    ],
+)
+def test_spelled_out_numbers_are_read_as_digits(said: str, read: str) -> None:
+    assert as_digits(said) == read
+
+
+def test_the_model_reads_the_prompt_s_numbers_as_digits() -> None:
+    agent, _, lamp = make_agent(
+        [
+            (r"LED teal at 35%", "The lamp is teal at 35%."),
+            (r"teal at 35 percent", call("set_led", color="teal", brightness=35)),
+        ],
+        default="I did not read a number.",
+    )
+    events = run_turn(agent, "make it teal at thirty five percent")
+    assert lamp.commands == [("teal", 35)]
+    assert isinstance(events[-1], FinalAnswer)
