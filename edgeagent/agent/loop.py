@@ -35,7 +35,7 @@ from edgeagent.agent.meter import TurnMeter
 from edgeagent.agent.numerals import as_digits
 from edgeagent.agent.read_ahead import ReadAhead
 from edgeagent.agent.sanitize import DEFAULT_MAX_TOOL_CHARS, sanitize, tool_content
-from edgeagent.agent.second_look import second_look
+from edgeagent.agent.second_look import Looking, reader_instead, second_look
 from edgeagent.agent.selection import ToolSelector, TurnTools
 from edgeagent.errors import ContextOverflowError, LLMError
 from edgeagent.llm.base import LLM, GenerateRequest, Message
@@ -261,15 +261,10 @@ class Agent:
                 and honesty.refuses(parsed.text)
             ):
                 second = await second_look(
-                    lambda grammar: self._forced_call(conversation, grammar=grammar, meter=meter),
+                    self._looking(conversation, meter),
                     grammar=recheck,
                     without=without,
-                    checks=self.checks,
-                    executor=self.executor,
-                    prompt=_current_prompt(conversation),
                     refusal=parsed.text,
-                    said=_said(conversation),
-                    session=conversation.id,
                 )
                 if isinstance(second, ErrorEvent):
                     yield second
@@ -307,9 +302,19 @@ class Agent:
                 yield FinalAnswer(question, tool_calls=records, steps=step)
                 return
             if calls and not records and self.check_target and not checked:
-                refusal = await self.checks.off_target(
+                refusal: str | ToolCall | ErrorEvent | None = await self.checks.off_target(
                     _current_prompt(conversation), calls, session=conversation.id
                 )
+                if isinstance(refusal, str) and recheck:
+                    refusal = await reader_instead(
+                        self._looking(conversation, meter),
+                        calls=calls,
+                        refusal=refusal,
+                        without=without,
+                    )
+                if isinstance(refusal, ErrorEvent):
+                    yield refusal
+                    return
                 if isinstance(refusal, ToolCall):
                     calls, refusal = [refusal], None  # the history shows the call that ran
                 if refusal is not None:
@@ -473,6 +478,17 @@ class Agent:
             if isinstance(event, str):
                 raw = event
         return raw, self.call_format.parse(raw)
+
+    def _looking(self, conversation: Conversation, meter: TurnMeter) -> Looking:
+        """What a second look needs of this turn."""
+        return Looking(
+            lambda grammar: self._forced_call(conversation, grammar=grammar, meter=meter),
+            checks=self.checks,
+            executor=self.executor,
+            prompt=_current_prompt(conversation),
+            said=_said(conversation),
+            session=conversation.id,
+        )
 
     async def prepare(self) -> None:
         """Measure the tools; under selection, conversations start with the always-shown

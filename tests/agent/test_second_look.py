@@ -5,6 +5,7 @@ ahead of a call that replaces it."""
 
 from __future__ import annotations
 
+import dataclasses
 import json
 from typing import Any
 
@@ -97,10 +98,15 @@ def agent_for(
     *,
     recheck: str | None = "root ::= call",
     without: dict[str, str] | None = None,
+    wrapped: bool = False,
 ) -> Agent:
+    """``wrapped``: the tools wrap one tool, as the shell's ``ls`` and ``cat`` do."""
+    tools = tools_from(strip, plugin="test")
+    if wrapped:
+        tools = [dataclasses.replace(t, extra={"wrapped": "shell"}) for t in tools]
     return Agent(
         llm=model,  # type: ignore[arg-type]
-        executor=ToolExecutor(ToolRegistry(tools_from(strip, plugin="test"))),
+        executor=ToolExecutor(ToolRegistry(tools)),
         call_format=get_call_format("fence"),
         system_prompt="sys",
         recheck_grammar=recheck,
@@ -267,6 +273,49 @@ def test_a_third_look_the_checks_refuse_too_leaves_the_refusal_and_runs_nothing(
     # One more look, not one per tool: cat's own grammar-without is never asked.
     forced = [r.grammar for r in model.requests if not r.aside and r.grammar]
     assert forced == ["root ::= call", "without ls"]
+
+
+def test_a_wrapper_s_call_refused_by_its_title_gets_one_look_without_it() -> None:
+    # "read out my notes" came as ls notes.txt, which the checks refuse (listing is not
+    # showing); without ls, the model calls cat notes.txt, which they confirm.
+    shelf = Shelf()
+    model = Reader(
+        said=fence("ls", path="notes.txt"),
+        forced={"without ls": fence("cat", path="notes.txt")},
+        about=("Show a file",),
+    )
+    agent = agent_for(model, shelf, without=WITHOUT, wrapped=True)
+    answer = run_turn(agent, "read out my notes")[-1]
+    assert isinstance(answer, FinalAnswer) and answer.text == "Your notes say: buy milk."
+    assert shelf.listed == [] and shelf.shown == ["notes.txt"]
+    assert [r.grammar for r in model.requests if not r.aside] == [None, "without ls", None]
+
+
+def test_a_wrapper_s_call_refused_by_its_title_stays_refused_when_no_other_fits() -> None:
+    shelf = Shelf()
+    model = Reader(
+        said=fence("ls", path="notes.txt"),
+        forced={"without ls": fence("cat", path="notes.txt")},
+        about=(),
+    )
+    agent = agent_for(model, shelf, without=WITHOUT, wrapped=True)
+    answer = run_turn(agent, "delete notes.txt")[-1]
+    assert isinstance(answer, FinalAnswer)
+    assert answer.text == "I can't do that here: ls is for List directory, not for this."
+    assert shelf.listed == [] and shelf.shown == [] and answer.tool_calls == []
+
+
+def test_a_read_tool_that_wraps_nothing_refused_by_its_title_gets_no_look() -> None:
+    # "who won the world cup in 2014?" sent to weather: no look forces another call.
+    shelf = Shelf()
+    model = Reader(
+        said=fence("ls", path="notes.txt"),
+        forced={"without ls": fence("cat", path="notes.txt")},
+        about=("Show a file",),
+    )
+    answer = run_turn(agent_for(model, shelf, without=WITHOUT), "read out my notes")[-1]
+    assert isinstance(answer, FinalAnswer) and shelf.shown == []
+    assert [r.grammar for r in model.requests if not r.aside] == [None]
 
 
 def test_a_refused_acting_tool_gets_no_third_look() -> None:
