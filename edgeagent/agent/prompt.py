@@ -82,14 +82,19 @@ PRIMER_CALLS = 3
 # (edgeagent_math.recall): asked "multiply that by 12" or "take 89 off that", the model
 # wrote ``2*12``, ``angle * 12`` or ``50``, or refused (9 of the 58 wrong turns of four
 # blind prompt sets); shown the number itself here, it still copied a wrong one.
-FOLLOW_UPS: dict[str, tuple[str, Example]] = {
+# And one that goes back: asked "put it back where it was", the model turned the LED off
+# (five of five such turns in three prompt sets), with the servo's `back` in its schema.
+FOLLOW_UPS: dict[str, tuple[tuple[str, Example], ...]] = {
     "servo": (
-        "math",
-        Example(
-            "and that times 3?",
-            {"expression": "ans * 3"},
-            {"expression": "45 * 3", "result": 135},
+        (
+            "math",
+            Example(
+                "and that times 3?",
+                {"expression": "ans * 3"},
+                {"expression": "45 * 3", "result": 135},
+            ),
         ),
+        ("servo", Example("hmm, put it back where it was", {"back": True}, {"angle": 30})),
     ),
 }
 
@@ -172,9 +177,9 @@ def build_primer(tools: Sequence[Tool], *, call_format: CallFormat) -> list[Mess
             continue
         messages += _worked(tool, example, call_format=call_format)
         shown += 1
-        follow_up = FOLLOW_UPS.get(name)
-        if follow_up is not None and follow_up[0] in by_name:
-            messages += _worked(by_name[follow_up[0]], follow_up[1], call_format=call_format)
+        for follower, follow_up in FOLLOW_UPS.get(name, ()):
+            if follower in by_name:
+                messages += _worked(by_name[follower], follow_up, call_format=call_format)
         if shown >= PRIMER_CALLS:
             break
     if "shell" in by_name:

@@ -203,11 +203,12 @@ def test_the_primer_survives_trimming_and_clearing() -> None:
     assert conversation.messages[1:] == primer
 
 
-def test_the_primer_shows_a_follow_up_that_names_the_earlier_result() -> None:
+def test_the_primer_shows_follow_ups_that_name_the_result_and_go_back() -> None:
     # With the servo and math both here, the servo's example turn is followed by one
-    # that computes with its result by name (edgeagent_math.recall fills it in).
-    @tool(kind="act")
-    def servo(right: float = 0) -> dict[str, Any]:
+    # that computes with its result by name (edgeagent_math.recall fills it in), then
+    # one that puts the servo back ("put it back where it was" turned the LED off).
+    @tool(kind="act", answer=lambda r: f"The servo is at {r['angle']}.")
+    def servo(right: float = 0, back: bool = False) -> dict[str, Any]:
         """Turn the servo."""
         return {"angle": right}
 
@@ -223,8 +224,12 @@ def test_the_primer_shows_a_follow_up_that_names_the_earlier_result() -> None:
     at = contents.index("and that times 3?")
     assert contents[at - 4] == "turn the camera 15 more degrees to the right"
     assert '"ans * 3"' in contents[at + 1] and contents[at + 3] == "45 * 3 = 135"
-    without_math = build_primer(tools[:1], call_format=call_format)
-    assert "and that times 3?" not in [m["content"] for m in without_math]
+    back = contents.index("hmm, put it back where it was")
+    assert back == at + 4 and '"back": true' in contents[back + 1]
+    assert contents[back + 3] == "The servo is at 30."
+    without_math = [m["content"] for m in build_primer(tools[:1], call_format=call_format)]
+    assert "and that times 3?" not in without_math
+    assert "hmm, put it back where it was" in without_math
 
 
 def test_instructions_show_a_real_call_and_no_placeholder() -> None:
