@@ -1,11 +1,12 @@
-"""The day a request names in German, French, Spanish, Italian or Portuguese.
+"""The day a request names, in English, German, French, Spanish, Italian or Portuguese.
 
 Asked "Che tempo farà a Verona martedì?", the model calls ``weather`` with ``day:
 "tomorrow"``: it translates day words on its own, and wrongly ("domenica", "dopodomani",
 "pasado mañana" all arrived as tomorrow, in four prompt sets written by different
-people). English it copies well. So the tool reads the request's own words again
-(:func:`said_day`) and, where they name one day that the call's does not, asks for
-that day (:attr:`~edgeagent.tools.tool.Tool.reread`).
+people). English it mostly copies, but not always: "I'm going to Paris on Thursday.
+What's the weather looking like?" came as ``day: "today"``. So the tool reads the
+request's own words again (:func:`said_day`) and, where they name one day that the
+call's does not, asks for that day (:attr:`~edgeagent.tools.tool.Tool.reread`).
 """
 
 from __future__ import annotations
@@ -25,6 +26,9 @@ _WEEKDAY_WORDS = (
     ("sonntag", "dimanche", "domingo", "domenica"),
 )
 WORDS: dict[str, str] = {
+    # English
+    "today": "today", "tonight": "today", "tomorrow": "tomorrow",
+    "day after tomorrow": "day after tomorrow",
     # today (and phrases that hold a word for tomorrow but mean this morning)
     "heute": "today", "heute morgen": "today", "aujourd hui": "today", "hoy": "today",
     "esta manana": "today", "oggi": "today", "stamattina": "today", "hoje": "today",
@@ -39,7 +43,7 @@ WORDS: dict[str, str] = {
     "guten morgen": "", "por la manana": "", "de manana": "",
 }  # fmt: skip
 for _english, _words in zip(WEEKDAYS, _WEEKDAY_WORDS, strict=True):
-    WORDS.update(dict.fromkeys(_words, _english))
+    WORDS.update(dict.fromkeys((_english, *_words), _english))
 _PATTERN = re.compile(
     r"\b(" + "|".join(sorted(map(re.escape, WORDS), key=len, reverse=True)) + r")\b"
 )
@@ -47,7 +51,8 @@ _PATTERN = re.compile(
 
 def said_day(request: str, *, place: str = "") -> str | None:
     """The day ``request`` names in one of those languages, as the tool's English word
-    ("martedì" -> "tuesday"); ``None`` when it names none, or several. Words of the
+    ("martedì" -> "tuesday", "on Thursday" -> "thursday"); ``None`` when it names none,
+    or several. Words of the
     ``place`` do not count ("Santo Domingo" names no Sunday)."""
     text = plain(request)
     if plain(place):

@@ -164,8 +164,8 @@ class OpenMeteo:
         )
 
     def reread(self, arguments: dict[str, Any], request: str) -> dict[str, Any] | None:
-        """``arguments`` with the day ``request`` names in another language, where the
-        model's day is another one (:mod:`.said`); ``None``: as the model wrote them."""
+        """``arguments`` with the day ``request`` names, where the model's day is another
+        one (:mod:`.said`); ``None``: as the model wrote them."""
         said = said_day(request, place=str(arguments.get("location", "")))
         if said is None:
             return None

@@ -1,5 +1,6 @@
-"""A day named in German, French, Spanish, Italian or Portuguese, read from the request
-itself: the model translates those words wrongly ("martedì" arrived as tomorrow)."""
+"""A day named in the request, read from the request itself: the model translates other
+languages' day words wrongly ("martedì" arrived as tomorrow) and now and then drops an
+English one ("on Thursday" arrived as today)."""
 
 from __future__ import annotations
 
@@ -31,7 +32,11 @@ from edgeagent.plugin import Tool
         ("Wie wird das Wetter am Samstag in Köln?", "saturday"),
         ("Guten Morgen! Wie ist das Wetter in Berlin?", None),  # a greeting
         ("¿Llueve hoy o mañana en Madrid?", None),  # two days: the model's stands
-        ("will it rain on tuesday in Paris?", None),  # English: the model copies it well
+        ("will it rain on tuesday in Paris?", "tuesday"),
+        ("I'm going to Paris on Thursday. What's the weather looking like?", "thursday"),
+        ("forecast for the day after tomorrow in Leeds", "day after tomorrow"),
+        ("rain in York tonight?", "today"),
+        ("is today warmer than tomorrow in Oslo?", None),  # two days
         ("Che tempo fa a Roma?", None),
     ],
 )
@@ -61,7 +66,11 @@ def test_the_weather_tool_asks_for_the_day_the_request_names() -> None:
     # The same day in other words, or no day named: the call runs as written.
     assert reread({"location": "Roma", "day": "tomorrow"}, "Piove domani a Roma?") is None
     assert reread({"location": "Roma", "day": "in 1 day"}, "Piove domani a Roma?") is None
-    assert reread(asked, "weather in Verona on tuesday") is None
+    assert reread({"location": "Verona", "day": "tuesday"}, "Verona on tuesday?") is None
+    assert reread({"location": "Paris", "day": "today"}, "Paris on Thursday?") == {
+        "location": "Paris",
+        "day": "thursday",
+    }
     # A place's name is no day: "Santo Domingo" is not Sunday.
     assert (
         reread({"location": "Santo Domingo", "day": "tomorrow"}, "rain in Santo Domingo tomorrow?")
