@@ -38,6 +38,8 @@ OTHER_LANGUAGES = {
     "skyblue": ("celeste", "azzurro", "hellblau", "bleu ciel"),
 }  # fmt: skip
 _CSS_NAME = {word: name for name, words in OTHER_LANGUAGES.items() for word in words}
+_WORD = re.compile(r"\b(" + "|".join(sorted(_CSS_NAME, key=len, reverse=True)) + r")\b")
+"""A colour word of another language, the longest first ("bleu ciel" before "bleu")."""
 
 
 def _css_name(text: str) -> str:
@@ -55,7 +57,7 @@ def color_as_said(arguments: dict[str, Any], request: str) -> dict[str, Any] | N
     if not isinstance(color, str):
         return None
     folded = " ".join(re.findall(r"\w+", fold(request)))
-    said = {name for word, name in _CSS_NAME.items() if re.search(rf"\b{word}\b", folded)}
+    said = {_CSS_NAME[word] for word in _WORD.findall(folded)}
     if len(said) != 1:
         return None  # none named, or "von rot zu blau": the model's reading stands
     (name,) = said
