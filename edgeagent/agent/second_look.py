@@ -55,8 +55,8 @@ class Looking:
 async def second_look(
     turn: Looking, *, grammar: str, without: Mapping[str, str], refusal: str
 ) -> tuple[str, ParsedOutput] | ErrorEvent | None:
-    """After the ``refusal`` of ``prompt``, one call under ``grammar`` that the checks
-    confirm, as raw text and its parse; ``None``: the refusal stands.
+    """After the ``refusal`` of the ``turn``'s request, one call under ``grammar`` that
+    the checks confirm, as raw text and its parse; ``None``: the refusal stands.
 
     A call that fills in values the user never ``said`` is a guess, and the refusal
     stands. A read tool the checks refuse gets one more look under ``without`` (the
