@@ -27,22 +27,18 @@ HOMOGRAPHS = ("once", "elf", "cent")
 """Number words of one language that are plain words of another (English "once" is
 Spanish 11): never converted."""
 _PERCENT = re.compile(r"\b(?:per|pour|por)\s+(?:cento|cent|ciento)\b", re.IGNORECASE)
-_KEPT = re.compile(r"\b(?:" + "|".join(HOMOGRAPHS) + r")\b", re.IGNORECASE)
-_MARK = "\x00{}\x00"
-_MARKED = re.compile("\x00(\\d+)\x00")
+_KEPT = re.compile(r"\b(" + "|".join(HOMOGRAPHS) + r")\b", re.IGNORECASE)
 
 
 def as_digits(text: str) -> str:
     """``text`` with its spelled-out numbers written as digits ("what is three hundred
     and twelve times seventeen" -> "what is 312 times 17")."""
-    text = _PERCENT.sub("%", text)
-    kept: list[str] = []
+    # Split around the homographs (odd pieces), which stay as written.
+    pieces = _KEPT.split(_PERCENT.sub("%", text))
+    return "".join(piece if i % 2 else _converted(piece) for i, piece in enumerate(pieces))
 
-    def keep(match: re.Match[str]) -> str:
-        kept.append(match.group())
-        return _MARK.format(len(kept) - 1)
 
-    text = _KEPT.sub(keep, text)
+def _converted(text: str) -> str:
     for language in LANGUAGES:
         text = alpha2digit(text, language, threshold=THRESHOLD)
-    return _MARKED.sub(lambda m: kept[int(m.group(1))], text)
+    return text

@@ -30,6 +30,7 @@ from tests.agent.scripted_agent import call, make_agent, run_turn
         ("the elf on the shelf costs a cent", "the elf on the shelf costs a cent"),
         ("show the first line", "show the first line"),
         ("what is 15% of 200", "what is 15% of 200"),
+        ("twenty once \x001\x00 cent", "20 once \x001\x00 cent"),  # any text is safe
     ],
 )
 def test_spelled_out_numbers_are_read_as_digits(said: str, read: str) -> None:
