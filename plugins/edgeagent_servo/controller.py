@@ -94,15 +94,15 @@ class ServoController:
         )
         with self._lock.held():
             backend = self.device.get()
+            current = backend.read()
             if target is None:
-                current = backend.read()
                 if current is None:
                     raise ToolError(
                         "the servo's angle is unknown until it has been set once; "
                         "give an absolute angle first"
                     )
                 target = current + turn
-            return self._move(backend, target)
+            return self._move(backend, target, current)
 
     def _back(self, *given: float | bool | None) -> dict[str, Any]:
         """``back``: the position before the last move (a small model fills what it does
@@ -118,13 +118,13 @@ class ServoController:
                     "the servo has not moved since edgeagent started, so there is no "
                     'earlier position to go back to; give an angle, e.g. {"angle": 0}'
                 )
-            return self._move(self.device.get(), self._before)
+            backend = self.device.get()
+            return self._move(backend, self._before, backend.read())
 
-    def _move(self, backend: ServoBackend, target: float) -> dict[str, Any]:
-        """Move to ``target`` clamped to the servo's range (the lock held), remembering
-        where it was for ``back``."""
+    def _move(self, backend: ServoBackend, target: float, before: float | None) -> dict[str, Any]:
+        """Move from ``before`` to ``target`` clamped to the servo's range (the lock
+        held), remembering where it was for ``back``."""
         clamped = min(self.max_angle, max(self.min_angle, target))
-        before = backend.read()
         backend.move_to(clamped)
         if before is not None and before != clamped:
             self._before = before

@@ -275,15 +275,20 @@ def test_a_third_look_the_checks_refuse_too_leaves_the_refusal_and_runs_nothing(
     assert forced == ["root ::= call", "without ls"]
 
 
+def lister(*, about: tuple[str, ...]) -> Reader:
+    """A model that calls ``ls notes.txt`` itself and, without ``ls``, ``cat``."""
+    return Reader(
+        said=fence("ls", path="notes.txt"),
+        forced={"without ls": fence("cat", path="notes.txt")},
+        about=about,
+    )
+
+
 def test_a_wrapper_s_call_refused_by_its_title_gets_one_look_without_it() -> None:
     # "read out my notes" came as ls notes.txt, which the checks refuse (listing is not
     # showing); without ls, the model calls cat notes.txt, which they confirm.
     shelf = Shelf()
-    model = Reader(
-        said=fence("ls", path="notes.txt"),
-        forced={"without ls": fence("cat", path="notes.txt")},
-        about=("Show a file",),
-    )
+    model = lister(about=("Show a file",))
     agent = agent_for(model, shelf, without=WITHOUT, wrapped=True)
     answer = run_turn(agent, "read out my notes")[-1]
     assert isinstance(answer, FinalAnswer) and answer.text == "Your notes say: buy milk."
@@ -293,11 +298,7 @@ def test_a_wrapper_s_call_refused_by_its_title_gets_one_look_without_it() -> Non
 
 def test_a_wrapper_s_call_refused_by_its_title_stays_refused_when_no_other_fits() -> None:
     shelf = Shelf()
-    model = Reader(
-        said=fence("ls", path="notes.txt"),
-        forced={"without ls": fence("cat", path="notes.txt")},
-        about=(),
-    )
+    model = lister(about=())
     agent = agent_for(model, shelf, without=WITHOUT, wrapped=True)
     answer = run_turn(agent, "delete notes.txt")[-1]
     assert isinstance(answer, FinalAnswer)
@@ -308,11 +309,7 @@ def test_a_wrapper_s_call_refused_by_its_title_stays_refused_when_no_other_fits(
 def test_a_read_tool_that_wraps_nothing_refused_by_its_title_gets_no_look() -> None:
     # "who won the world cup in 2014?" sent to weather: no look forces another call.
     shelf = Shelf()
-    model = Reader(
-        said=fence("ls", path="notes.txt"),
-        forced={"without ls": fence("cat", path="notes.txt")},
-        about=("Show a file",),
-    )
+    model = lister(about=("Show a file",))
     answer = run_turn(agent_for(model, shelf, without=WITHOUT), "read out my notes")[-1]
     assert isinstance(answer, FinalAnswer) and shelf.shown == []
     assert [r.grammar for r in model.requests if not r.aside] == [None]

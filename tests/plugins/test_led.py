@@ -29,6 +29,7 @@ from edgeagent.plugin import PluginContext, make_tool
 from edgeagent.testing import BackendContract, LoadedPlugin, PluginContract, load_plugin
 from edgeagent.tools.executor import ToolCall, ToolExecutor
 from edgeagent.tools.registry import ToolRegistry
+from tests.plugins.rereads import reread
 
 RED, GREEN, BLUE, WHITE, BLACK = (255, 0, 0), (0, 255, 0), (0, 0, 255), (255, 255, 255), (0, 0, 0)
 
@@ -196,11 +197,7 @@ def test_a_colour_word_of_another_language_is_its_css_colour(
 def test_a_colour_the_request_names_in_another_language_is_read_again(
     arguments: dict[str, Any], request_: str, read: dict[str, Any] | None
 ) -> None:
-    loaded = load_plugin(edgeagent_led, name="led", options={"backend": "mock"})
-    reread = loaded.registry.get("led").reread
-    assert reread is not None
-    assert reread(arguments, request_) == read
-    loaded.close()
+    assert reread(edgeagent_led, "led", arguments, request_) == read
 
 
 def test_bad_arguments_come_back_as_readable_errors(mock_led: Any) -> None:

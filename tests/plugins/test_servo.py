@@ -28,6 +28,7 @@ from edgeagent.plugin import PluginContext, make_tool
 from edgeagent.testing import BackendContract, LoadedPlugin, PluginContract, load_plugin
 from edgeagent.tools.executor import ToolCall, ToolExecutor
 from edgeagent.tools.registry import ToolRegistry
+from tests.plugins.rereads import reread
 
 
 def expected_pulse_s(angle: float, options: ServoOptions) -> float:
@@ -355,20 +356,16 @@ def test_plugin_registers_tools_and_closes_the_backend() -> None:
 def test_a_turn_or_an_end_the_request_names_is_read_again(
     arguments: dict[str, Any], request_: str, turned: dict[str, Any] | None
 ) -> None:
-    loaded = load_plugin(edgeagent_servo, name="servo", options={"backend": "mock"})
-    reread = loaded.registry.get("servo").reread
-    assert reread is not None
-    assert reread(arguments, request_) == turned
-    loaded.close()
+    assert reread(edgeagent_servo, "servo", arguments, request_) == turned
 
 
 def test_the_end_is_the_configured_one() -> None:
     options = {"backend": "mock", "min_angle": -60, "max_angle": 70}
     loaded = load_plugin(edgeagent_servo, name="servo", options=options)
-    reread = loaded.registry.get("servo").reread
-    assert reread is not None
-    assert reread({"left": 10}, "all the way left") == {"angle": -60}
-    assert reread({"right": 10}, "hard right") == {"angle": 70}
+    hook = loaded.registry.get("servo").reread
+    assert hook is not None
+    assert hook({"left": 10}, "all the way left") == {"angle": -60}
+    assert hook({"right": 10}, "hard right") == {"angle": 70}
     assert loaded.call("servo", angle=-60).result["angle"] == -60
     loaded.close()
 

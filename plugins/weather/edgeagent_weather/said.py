@@ -52,8 +52,7 @@ _PATTERN = re.compile(
 def said_day(request: str, *, place: str = "") -> str | None:
     """The day ``request`` names in one of those languages, as the tool's English word
     ("martedì" -> "tuesday", "on Thursday" -> "thursday"); ``None`` when it names none,
-    or several. Words of the
-    ``place`` do not count ("Santo Domingo" names no Sunday)."""
+    or several. Words of the ``place`` do not count ("Santo Domingo" names no Sunday)."""
     text = plain(request)
     if plain(place):
         text = re.sub(r"\b" + re.escape(plain(place)) + r"\b", " ", text)
