@@ -36,6 +36,11 @@ Recall = Callable[[dict[str, Any], Sequence[Any]], "dict[str, Any] | None"]
 earlier -> arguments``: ``earlier`` holds the conversation's successful results, the
 latest last), or ``None`` to run them as the model wrote them (see :attr:`Tool.recall`)."""
 
+WrapReread = Callable[[str, list[str], str], "list[str] | None"]
+"""A ``.tool`` wrapper's argument list as the user's request says it (``template,
+arguments, request -> arguments``), or ``None`` to run it as the model wrote it (see
+:attr:`Tool.reread_wrapped`)."""
+
 DEFAULT_TIMEOUT_S = 10.0
 _MARK = "__edgeagent_tool__"
 
@@ -124,6 +129,9 @@ class Tool:
     recall: Recall | None = None
     """Fills in what a call names of the conversation's earlier results (math: ``ans``,
     the last result's number, which the model does not copy right), before it runs."""
+    reread_wrapped: WrapReread | None = None
+    """A wrappable tool's :attr:`reread` for the ``.tool`` files that wrap it, which
+    see only their argument list (the shell: ``wc`` asked for lines runs ``wc -l``)."""
 
     @property
     def is_async(self) -> bool:

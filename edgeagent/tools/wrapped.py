@@ -34,7 +34,7 @@ from pydantic import ConfigDict, Field, StrictStr, ValidationError, create_model
 from edgeagent.errors import ToolArgumentError, ToolDefinitionError
 from edgeagent.tools.executor import as_argument_list, describe_validation_error
 from edgeagent.tools.registry import ToolRegistry
-from edgeagent.tools.tool import Tool
+from edgeagent.tools.tool import Reread, Tool
 
 log = logging.getLogger(__name__)
 
@@ -203,6 +203,7 @@ def build_wrapped_tool(spec: ToolFile, target: Tool) -> Tool:
     return Tool(
         name=spec.name,
         description=spec.description,
+        reread=_reread(target, template),
         parameters=schema,
         func=func,
         arguments_model=model,
@@ -215,6 +216,27 @@ def build_wrapped_tool(spec: ToolFile, target: Tool) -> Tool:
         extra={"wrapped": target.name, "command": template},
         runs_as=runs_as,
     )
+
+
+def _reread(target: Tool, template: str) -> Reread | None:
+    """The wrapper's :attr:`~edgeagent.tools.tool.Tool.reread`: the ``target``'s
+    :attr:`~edgeagent.tools.tool.Tool.reread_wrapped` for this ``template``."""
+    again = target.reread_wrapped
+    if again is None:
+        return None
+
+    def reread(arguments: dict[str, Any], request: str) -> dict[str, Any] | None:
+        try:
+            folded = _fold_arguments(dict, arguments)
+        except ValueError:
+            return None  # an unbalanced quote: the validation's error names it
+        listed = folded.get("arguments") if isinstance(folded, dict) else None
+        if not isinstance(listed, list) or not all(isinstance(a, str) for a in listed):
+            return None  # the validation's error says what is wrong with it
+        said = again(template, list(listed), request)
+        return None if said is None else {"arguments": said}
+
+    return reread
 
 
 def load_wrapped_tools(directory: Path, registry: ToolRegistry) -> list[str]:

@@ -32,6 +32,7 @@ from edgeagent.plugin import (
 from edgeagent_shell.hints import files_hint, lacks_file, mend_paths, missing_paths
 from edgeagent_shell.policy import DEFAULT_ALLOW, RUNNERS, ShellPolicy, resolve_roots
 from edgeagent_shell.runner import redact, run_command, secret_values
+from edgeagent_shell.said import command_as_said, wrapped_as_said
 
 ARGUMENTS_TOKEN = "{arguments}"
 ANSWER_CHARS = 600
@@ -100,8 +101,7 @@ class Shell:
         self,
         command: Annotated[str, Field(description="e.g. 'ls -l' or 'df -h'")],
     ) -> dict[str, Any]:
-        """Run a read-only command (no pipes): ls, cat, grep, df -h (disk), free -m
-        (memory), uptime, ps."""
+        """Run a read-only command (no pipes): df -h (disk), free -m (memory), uptime, ps."""
         argv = self.policy.check(command)
         mended, notes = mend_paths(argv, roots=self.policy.roots, cwd=self.policy.cwd)
         if notes:
@@ -158,11 +158,14 @@ def build_shell_tool(options: ShellOptions, *, base: Path) -> Tool:
     )
     # The executor's own timeout backs up the runner's, which kills the process first.
     # "commands": a call of an unknown tool named after one of these (the model writes
-    # {"name": "ps"}) runs as that shell command (ToolExecutor.resolve).
+    # {"name": "ps"}) runs as that shell command (ToolExecutor.resolve). "How many
+    # lines" runs wc -l, in a command or a wrapper's list (edgeagent_shell.said).
     return replace(
         make_tool(shell.shell, plugin="shell"),
         timeout_s=options.timeout_s + 2,
         extra={"commands": tuple(sorted(options.allow))},
+        reread=command_as_said,
+        reread_wrapped=wrapped_as_said,
     )
 
 

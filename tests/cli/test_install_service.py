@@ -91,6 +91,6 @@ def test_the_installed_unit_and_tools_are_what_install_service_writes(
     assert result.returncode == 0, result.stderr
     assert "ExecStart=/opt/ea/bin/edgeagent run\n" in result.stdout
     assert (
-        "cat.tool df.tool free.tool glob.tool grep.tool head.tool ls.tool tail.tool wc.tool"
-        in result.stdout
+        "cat.tool df.tool free.tool glob.tool grep.tool head.tool ls.tool tail.tool "
+        "uptime.tool wc.tool" in result.stdout
     )

@@ -306,3 +306,25 @@ def test_answer_cuts_long_output_and_says_so(tree: Path) -> None:
     assert capped.endswith(
         "(output cut at 600 of 1024 characters; the command was stopped at the output limit)"
     )
+
+
+@pytest.mark.parametrize(
+    ("command", "request_", "read"),
+    [
+        ("wc notes.txt", "how many lines are in notes.txt?", "wc -l notes.txt"),
+        ("wc data.csv", "wie viele Zeilen hat data.csv", "wc -l data.csv"),
+        ("wc notes.txt", "how many words are in my notes", "wc -w notes.txt"),
+        ("wc notes.txt", "count the characters", "wc -m notes.txt"),
+        ("wc -l notes.txt", "how many words", None),  # the model's own option stands
+        ("wc notes.txt", "how many lines and words", None),
+        ("cat notes.txt", "how many lines are in notes.txt?", None),
+        ("wc 'notes.txt", "how many lines", None),  # the policy names the bad quote
+    ],
+)
+def test_a_count_the_request_asks_for_is_the_one_wc_counts(
+    tree: Path, command: str, request_: str, read: str | None
+) -> None:
+    shell = make_shell(tree)
+    assert shell.reread is not None
+    again = shell.reread({"command": command}, request_)
+    assert (again and again["command"]) == read

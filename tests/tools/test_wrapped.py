@@ -278,7 +278,7 @@ def test_shipped_tool_files_wrap_the_real_shell(tmp_path: Path) -> None:
     registry = ToolRegistry([shell])
     assert load_wrapped_tools(REPO / "config" / "tools.d", registry) == []
     assert registry.names() == [
-        *("cat", "df", "free", "glob", "grep", "head", "ls", "shell", "tail", "wc")
+        *("cat", "df", "free", "glob", "grep", "head", "ls", "shell", "tail", "uptime", "wc")
     ]
 
     found = call(registry, "glob", {"arguments": ["*.py"]})
@@ -295,6 +295,7 @@ def test_shipped_tool_files_wrap_the_real_shell(tmp_path: Path) -> None:
     first = call(registry, "head", {"arguments": ["-n", "1", "src/main.py"]})
     assert first["result"]["output"] == "print('TODO: more')\n"
     assert call(registry, "tail", {"file": "notes.md"})["result"]["output"] == "nothing\n"
+    assert "load average" in call(registry, "uptime", {})["result"]["output"]
     grep = registry.get("grep")
     assert grep.answer is not None and grep.answer(hits["result"]) == (
         "src/main.py:1:print('TODO: more')"
@@ -320,3 +321,26 @@ def test_a_call_named_after_an_allowed_command_runs_that_command(tmp_path: Path)
     # Not an allowed command: left alone, so it fails as an unknown tool, naming the tools.
     assert executor.resolve(ToolCall("rm", {"arguments": ["notes.txt"]})).name == "rm"
     assert (tmp_path / "notes.txt").exists()
+
+
+def test_a_wrapper_reads_again_what_its_wrapped_tool_reads_again(tmp_path: Path) -> None:
+    (tmp_path / "notes.txt").write_text("one two\nthree\n")
+    registry = ToolRegistry([build_shell_tool(ShellOptions(roots=[tmp_path]), base=tmp_path)])
+    assert load_wrapped_tools(REPO / "config" / "tools.d", registry) == []
+    wc = registry.get("wc")
+    assert wc.reread is not None
+    # "how many lines": wc alone prints lines, words and bytes; the user asked for one.
+    counted = wc.reread({"file": "notes.txt"}, "how many lines has my notes file got?")
+    assert counted == {"arguments": ["-l", "notes.txt"]}
+    assert call(registry, "wc", counted)["result"]["output"] == "2 notes.txt\n"
+    assert wc.reread({"arguments": ["notes.txt"]}, "count the words in it") == {
+        "arguments": ["-w", "notes.txt"]
+    }
+    # An option of the model's own, or a request for no one count: as written.
+    assert wc.reread({"arguments": ["-c", "notes.txt"]}, "how many lines?") is None
+    assert wc.reread({"arguments": ["notes.txt"]}, "lines and words in notes?") is None
+    assert wc.reread({"arguments": ["notes.txt"]}, "how big is notes.txt?") is None
+    assert wc.reread({"arguments": "'unbalanced"}, "how many lines") is None
+    # A wrapper of a tool that reads nothing again reads nothing again.
+    assert registry.get("cat").reread is not None
+    assert registry.get("cat").reread({"arguments": ["notes.txt"]}, "how many lines") is None

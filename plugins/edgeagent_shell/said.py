@@ -1,0 +1,60 @@
+"""What a count is of, read again from the request.
+
+Asked "how many lines does the app log have?", the model calls ``wc`` without an
+option, and wc prints lines, words and bytes: ``30 90 350 logs/app.log``. The user
+reads three numbers for one question, and the next turn ("if every line is 48 bytes,
+how many bytes is that?") computed with all three (two blind prompt sets, five turns).
+A request that asks for one count (lines or rows, words, characters, bytes) and a
+``wc`` given no option of its own counts only that.
+"""
+
+from __future__ import annotations
+
+import re
+import shlex
+from typing import Any
+
+from edgeagent.plugin import fold
+
+COUNTS = {
+    "-l": r"lines?|rows?|entries|records|zeilen?|lignes?|lineas?|filas?|righe|righi|linhas?",
+    "-w": r"words?|worter|wort|mots?|palabras?|parole|parola|palavras?",
+    "-m": r"characters?|chars?|letters?|zeichen|caracteres?|caratteri",
+    "-c": r"bytes?|octets?",
+}
+_COUNTS = {option: re.compile(rf"\b(?:{words})\b") for option, words in COUNTS.items()}
+_OPTION = re.compile(r"^-[a-zA-Z]|^--(?:lines|words|chars|bytes|max-line-length)$")
+
+
+def count_as_said(argv: list[str], request: str) -> list[str] | None:
+    """``argv`` with the one count the ``request`` asks for, where it runs ``wc``
+    without an option; ``None``: as it is."""
+    if not argv or argv[0] != "wc" or any(_OPTION.match(a) for a in argv[1:]):
+        return None
+    asked = [option for option, words in _COUNTS.items() if words.search(fold(request))]
+    if len(asked) != 1:
+        return None  # none, or "lines and words": wc's own three counts answer it
+    return [argv[0], asked[0], *argv[1:]]
+
+
+def command_as_said(arguments: dict[str, Any], request: str) -> dict[str, Any] | None:
+    """The ``shell`` tool's reread: its ``command`` with the count the request asks for."""
+    command = arguments.get("command")
+    if not isinstance(command, str):
+        return None
+    try:
+        argv = shlex.split(command)
+    except ValueError:
+        return None  # the policy's error says what is wrong with it
+    counted = count_as_said(argv, request)
+    return None if counted is None else {**arguments, "command": shlex.join(counted)}
+
+
+def wrapped_as_said(template: str, arguments: list[str], request: str) -> list[str] | None:
+    """A ``.tool`` wrapper's argument list with the count the request asks for, where
+    its ``template`` runs ``wc`` with the list right after the program."""
+    program, _, rest = template.partition(" ")
+    if not rest.startswith("{arguments}"):
+        return None  # options of the template's own come first
+    counted = count_as_said([program, *arguments], request)
+    return None if counted is None else counted[1:]
