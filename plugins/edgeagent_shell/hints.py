@@ -5,7 +5,8 @@ files"), swaps grep's pattern and file, and does not correct itself from an erro
 message (measured: it answers "the file does not exist" instead). So before a command
 runs, :func:`mend_paths` replaces a missing path where exactly one reading fits (the
 only file of that name below the roots, or, for a name without an extension, the only
-file of that stem: "notes" for ``notes.txt``, as people name files; for a name whose
+file of that stem: "notes" for ``notes.txt``, as people name files, and "to-do.txt"
+for ``todo.md``, as the model guesses them; for a name whose
 stem is a file type, the only file of that type: "log" or "log.txt" for ``logs/app.log``,
 as people say "the log"; grep's pattern and path swapped; every file for a recursive
 grep of a file that is not there; a number given to head or tail as a file is the line
@@ -90,16 +91,19 @@ def mend_paths(
         name = os.path.basename(path).lower()
         stem, suffix = os.path.splitext(name)
         names.setdefault(name, []).append(path)
-        stems.setdefault(stem, []).append(path)
+        stems.setdefault(_loose(stem), []).append(path)
         if suffix:
             types.setdefault(suffix[1:], []).append(path)
     for i in missing:
         name = os.path.basename(args[i].rstrip("/")).lower()
         stem, suffix = os.path.splitext(name)
+        loose = _loose(stem)
         found = names.get(name, [])
-        if not found and not suffix:
-            found = stems.get(name, [])  # "cat notes": the only file called notes.*
-        if not found and stem not in stems:
+        if not found and loose:
+            # "cat notes": the only file called notes.*; "to-do.txt" (a guessed
+            # extension, a hyphen): the only todo.*.
+            found = stems.get(loose, [])
+        if not found and loose not in stems:
             found = types.get(stem, [])  # "tail log", "tail log.txt": the only *.log
         if len(found) == 1:
             notes.append(f"{args[i]} is {found[0]}")
@@ -111,6 +115,11 @@ def mend_paths(
         # With no path left, a recursive grep searches the working directory.
         args = [a for i, a in enumerate(args) if i not in still]
     return [command, *args], notes
+
+
+def _loose(stem: str) -> str:
+    """A file's stem as people spell it: "To-Do", "to_do" and "todo" are one."""
+    return re.sub(r"[\W_]+", "", stem.lower())
 
 
 def _operands(args: Sequence[str], takes_value: frozenset[str]) -> list[int]:

@@ -78,9 +78,31 @@ def test_a_stem_two_files_share_fails_naming_both(shell: Tool, tmp_path: Path) -
     assert "notes.txt" in str(caught.value) and "notes.md" in str(caught.value)
 
 
-def test_a_name_with_another_extension_is_not_read_as_a_stem(shell: Tool) -> None:
+@pytest.mark.parametrize(
+    ("command", "note"),
+    [
+        # The model guesses the extension, and spells the stem as people do.
+        ("cat todo.txt", "todo.txt is todo.md"),
+        ("cat to-do.txt", "to-do.txt is todo.md"),
+        ("cat To_Do", "To_Do is todo.md"),
+    ],
+)
+def test_a_stem_spelled_loosely_or_with_a_guessed_extension_is_the_only_such_file(
+    shell: Tool, command: str, note: str
+) -> None:
+    result = shell.func(command=command)
+    assert result["output"] == "- milk\n- eggs\n"
+    assert shell.answer is not None
+    assert shell.answer(result).endswith(f"({note})")
+
+
+def test_a_guessed_extension_of_a_stem_two_files_share_is_not_guessed(
+    shell: Tool, tmp_path: Path
+) -> None:
+    (tmp_path / "root" / "todo.txt.bak").write_text("old\n")
+    (tmp_path / "root" / "todo.org").write_text("* milk\n")
     with pytest.raises(ToolError) as caught:
-        shell.func(command="cat notes.md")
+        shell.func(command="cat to-do.txt")
     assert "No such file or directory" in str(caught.value)
 
 
