@@ -324,9 +324,14 @@ def build_agent(
             recheck_grammar = build_tool_grammar(
                 titled, open_marker=opener, close_marker=closer, require_call=True
             )
-            # Asked again when the checks refuse a second look's read tool.
+            # Asked again when the checks refuse a second look's read tool; a wrapper's
+            # among the tools that run the same one ("what's on my todo list": ls todo
+            # refused, looked at again among all it gave math 1 + 1, not cat todo).
             for tool in titled:
                 others = [t for t in titled if t is not tool]
+                runs = tool.extra.get("wrapped")
+                siblings = [t for t in others if runs and t.extra.get("wrapped") == runs]
+                others = siblings or others
                 if tool.kind is ToolKind.READ and others:
                     recheck_without[tool.name] = build_tool_grammar(
                         others, open_marker=opener, close_marker=closer, require_call=True

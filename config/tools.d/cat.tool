@@ -1,6 +1,6 @@
 Show what a file contains.
 
-@title Show a file
+@title Show what a file contains
 @name cat
 @wrapped shell
 @command cat {arguments}

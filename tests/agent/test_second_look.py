@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import dataclasses
 import json
+from pathlib import Path
 from typing import Any
 
 import pytest
@@ -403,3 +404,29 @@ def test_refuses_a_change(text: str, change: bool) -> None:
 )
 def test_refuses_leaves_other_answers_alone(text: str) -> None:
     assert not honesty.refuses(text)
+
+
+def test_a_wrappers_look_without_it_is_among_the_tools_that_run_the_same_one(
+    monkeypatch: pytest.MonkeyPatch, tmp_path: Path
+) -> None:
+    # "what's on my todo list": ls todo refused by its title, then looked at again among
+    # every titled tool, came as math("ans * 2"); among the shell's wrappers, cat todo.
+    pytest.importorskip("llama_cpp")
+    from edgeagent_shell import ShellOptions, build_shell_tool
+
+    from edgeagent import compose
+    from edgeagent.config import Config
+    from edgeagent.tools.wrapped import load_wrapped_tools
+
+    monkeypatch.setattr(compose, "_runs_llama_cpp", lambda config: True)
+    shell = build_shell_tool(ShellOptions(roots=[tmp_path]), base=tmp_path)
+    registry = ToolRegistry([shell, *tools_from(Strip(), plugin="t")])
+    assert load_wrapped_tools(Path(__file__).parents[2] / "config" / "tools.d", registry) == []
+    config = Config.model_validate({"llm": {"backend": "llamacpp"}})
+    model: Any = Model(said="", forced="", side="")
+    agent = compose.build_agent(
+        config, llm=model, executor=ToolExecutor(registry), registry=registry
+    )
+    without_ls = agent.recheck_without["ls"]
+    assert '\\"ls\\"' not in without_ls and '\\"led\\"' not in without_ls
+    assert '\\"cat\\"' in without_ls and '\\"uptime\\"' in without_ls
