@@ -2,12 +2,13 @@
 
 from __future__ import annotations
 
+import re
 from dataclasses import replace
 from typing import Annotated, Any
 
 from pydantic import Field
 
-from edgeagent.plugin import PluginContext, Register, hookimpl, make_tool, tool
+from edgeagent.plugin import PluginContext, Register, ToolResult, hookimpl, make_tool, tool
 from edgeagent_math.evaluator import MAX_EXPRESSION_CHARS, evaluate, tidy
 from edgeagent_math.notation import bare
 from edgeagent_math.recall import with_earlier
@@ -19,14 +20,27 @@ def math_answer(result: dict[str, Any]) -> str:
     return f"{result['expression']} = {result['result']}"
 
 
+_NUMBER_ALONE = re.compile(r"^[-+]?\d+(?:[.,]\d+)?$")
+
+
 @tool(name="math", answer=math_answer, title="a math problem to calculate")
 def calculate(
     expression: Annotated[
         str, Field(max_length=MAX_EXPRESSION_CHARS, description="e.g. '2^10 + sqrt(2)*3'")
     ],
-) -> dict[str, Any]:
+) -> dict[str, Any] | ToolResult:
     """Evaluate arithmetic, e.g. 2^10, 5!, sin(30°), ln(2), 20% of 150, mean([1,2])."""
-    return {"expression": bare(expression), "result": tidy(evaluate(expression))}
+    shown = bare(expression)
+    if _NUMBER_ALONE.match(shown.replace(" ", "")):
+        # "how many bones are in the human hand?" came as math("10"), answered "10 = 10":
+        # a number the model knew or guessed, shown as a result. Not mendable: no other
+        # expression serves a question that asks for no calculation.
+        return ToolResult.failure(
+            f"math: {shown!r} is a number alone, with nothing to calculate; answer "
+            f"without the math tool",
+            mendable=False,
+        )
+    return {"expression": shown, "result": tidy(evaluate(expression))}
 
 
 @hookimpl

@@ -232,6 +232,19 @@ def test_tool_rounds_float_noise_and_shows_whole_numbers_as_ints() -> None:
     assert tidy(1e300) == 1e300
 
 
+@pytest.mark.parametrize("expression", ["10", " 8 ", "-3", "2.5", "27 ="])
+def test_a_number_alone_is_no_calculation_and_is_not_mended(expression: str) -> None:
+    # "how many bones are there in the human hand?" came as math("10"), shown as "10 = 10".
+    executor = ToolExecutor(ToolRegistry([make_tool(calculate, plugin="math")]))
+    result = asyncio.run(executor.execute(ToolCall("math", {"expression": expression})))
+    assert not result.ok and not result.mendable
+    assert result.error is not None and "nothing to calculate" in result.error
+    assert "without the math tool" in result.error  # what to do next
+    # A constant or a percent alone is still a value to compute.
+    assert calculate("pi")["result"] == 3.14159265359  # type: ignore[index]
+    assert calculate("50%")["result"] == 0.5  # type: ignore[index]
+
+
 def test_through_the_executor_errors_are_results_the_model_reads() -> None:
     executor = ToolExecutor(ToolRegistry([make_tool(calculate, plugin="math")]))
     ok = asyncio.run(executor.execute(ToolCall("math", {"expression": "2 * (3 + 4)"})))
