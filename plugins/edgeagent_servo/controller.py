@@ -14,6 +14,7 @@ that, the model turned the LED off, or wrote the undone move's size as a positio
 
 from __future__ import annotations
 
+import math
 from typing import Annotated, Any
 
 from pydantic import Field
@@ -82,7 +83,7 @@ class ServoController:
         (<0 = left); center = true points it straight ahead; back = true undoes the last
         move."""
         if back:
-            return self._back(angle, left, right, left_of_center, right_of_center, by, center)
+            return self._back(by, angle, left, right, left_of_center, right_of_center, center)
         target, turn = aim(
             angle=angle,
             left=left,
@@ -104,13 +105,15 @@ class ServoController:
                 target = current + turn
             return self._move(backend, target, current)
 
-    def _back(self, *given: float | bool | None) -> dict[str, Any]:
-        """``back``: the position before the last move (a small model fills what it does
-        not mean with 0 or false, so those are ignored)."""
+    def _back(self, by: float | None, *given: float | bool | None) -> dict[str, Any]:
+        """``back``: the position before the last move; with ``by``, that many degrees
+        towards it ("come back fifteen degrees"). A small model fills what it does not
+        mean with 0 or false, so those are ignored."""
         if any(given):
             raise ToolArgumentError(
                 "servo got back=true and a position or turn; give back alone to return "
-                "to where it was before the last move, or the position or turn alone"
+                "to where it was before the last move (with by = degrees to go only part "
+                "of the way), or the position or turn alone"
             )
         with self._lock.held():
             if self._before is None:
@@ -119,7 +122,10 @@ class ServoController:
                     'earlier position to go back to; give an angle, e.g. {"angle": 0}'
                 )
             backend = self.device.get()
-            return self._move(backend, self._before, backend.read())
+            current = backend.read()
+            if not by or current is None or current == self._before:
+                return self._move(backend, self._before, current)
+            return self._move(backend, current + math.copysign(by, self._before - current), current)
 
     def _move(self, backend: ServoBackend, target: float, before: float | None) -> dict[str, Any]:
         """Move from ``before`` to ``target`` clamped to the servo's range (the lock

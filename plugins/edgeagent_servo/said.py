@@ -14,7 +14,9 @@ no number or side ("now back to the middle") means 0, which came as ``angle: 45`
 
 Asked to go back ("put it back where it was", "undo that move"), the model writes the
 undone move's size (``right: -25``): a request that says so, with no number, side or
-center, means ``back``.
+center, means ``back``. Asked to go part of the way back ("slightly too far, come back
+fifteen degrees"), it writes ``back`` alone, which undoes the whole move: ``back`` and
+one number, with no side or center, goes that many degrees back (``by``).
 """
 
 from __future__ import annotations
@@ -57,9 +59,26 @@ def as_said(*, lowest: float, highest: float) -> Reread:
     def reread(arguments: dict[str, Any], request: str) -> dict[str, Any] | None:
         turned = turn_as_said(arguments, request)
         ended = end_as_said(turned or arguments, request, lowest=lowest, highest=highest)
-        return placed_as_said(ended or turned or arguments, request) or ended or turned
+        placed = placed_as_said(ended or turned or arguments, request) or ended or turned
+        return part_back_as_said(placed or arguments, request) or placed
 
     return reread
+
+
+def part_back_as_said(arguments: dict[str, Any], request: str) -> dict[str, Any] | None:
+    """``{"back": true, "by": N}`` where the model wrote ``back`` and the request names
+    one number N and no side or center; ``None``: as the model wrote them."""
+    if arguments.get("back") is not True:
+        return None
+    folded = fold(request)
+    words = set(re.findall(r"\w+", folded))
+    numbers = re.findall(r"\d+(?:[.,]\d+)?", folded)
+    if len(numbers) != 1 or _CENTER.search(folded) or _NEGATIVE.search(folded):
+        return None
+    if not words.isdisjoint(DIRECTIONS["left"] + DIRECTIONS["right"]):
+        return None  # "back 30 to the left": a turn, the model's to write
+    wanted = {"back": True, "by": float(numbers[0].replace(",", "."))}
+    return None if arguments == wanted else wanted
 
 
 def placed_as_said(arguments: dict[str, Any], request: str) -> dict[str, Any] | None:

@@ -125,6 +125,18 @@ def test_back_undoes_the_last_move_and_again_redoes_it() -> None:
     assert backend.history == [30, 55, 30, 55]
 
 
+@pytest.mark.parametrize(("move", "back", "angle"), [(60, 15, 45), (-40, 10, -30), (60, 90, -30)])
+def test_back_by_goes_that_many_degrees_towards_where_it_was(
+    move: float, back: float, angle: float
+) -> None:
+    # "slightly too far, come back fifteen degrees": part of the last move, not all of it.
+    backend = MockServo()  # at 0
+    executor = executor_for(backend)
+    run_tool(executor, "servo", by=move)
+    assert run_tool(executor, "servo", back=True, by=back)["result"] == {"angle": angle}
+    assert run_tool(executor, "servo", back=True, by=-back)["result"] == {"angle": move}
+
+
 def test_back_before_any_move_or_with_a_position_fails_with_the_fix() -> None:
     executor = executor_for(MockServo())
     first = run_tool(executor, "servo", back=True)
@@ -351,6 +363,13 @@ def test_plugin_registers_tools_and_closes_the_backend() -> None:
         ({"back": True, "left": 0}, "undo that", None),
         ({"left": 20}, "go back 20 to the left", None),
         ({"angle": 30}, "put it back in the middle", {"angle": 0}),
+        # Back, and one number with no side or center: that many degrees back.
+        ({"back": True}, "slightly too far, come back 15 degrees", {"back": True, "by": 15}),
+        ({"back": True}, "go back 20", {"back": True, "by": 20}),
+        ({"back": True, "by": 15}, "come back 15 degrees", None),
+        ({"back": True}, "back 30 to the left", None),
+        ({"back": True}, "back to -30", None),
+        ({"back": True}, "back 10 or 20 degrees", None),
     ],
 )
 def test_a_turn_or_an_end_the_request_names_is_read_again(
