@@ -66,12 +66,21 @@ class SideChecks:
             )
             log.info("target check: %r for %s -> %r", prompt[:60], tool.name, answer)
             acts = tool.kind is ToolKind.ACT
-            if answer == "yes" and tool.title and (acts or strict):
+            # A change asked of a wrapper that reads ("ok delete it" as ls notes.txt,
+            # "clear the log please" as tail log) faces the reader question even on the
+            # model's own call: the topic question says yes, it is about that file.
+            changes = not acts and tool.extra.get("wrapped") and honesty.asks_a_change(prompt)
+            if answer == "yes" and tool.title and (acts or strict or changes):
                 question = capability_question if acts else reader_question
                 answer = await self.ask(question(prompt, tool.title), session=session)
                 log.info("capability check: %r for %s -> %r", prompt[:60], tool.name, answer)
             if answer == "no" and acts:
                 return "I can't do that here: none of my devices can do that."
+            if answer == "no" and changes:
+                return (
+                    f"I can't do that here: {tool.name} only reads; none of my tools can "
+                    f"change, delete or create files."
+                )
             if answer == "no" and strict:
                 return f"I can't do that here: {tool.name} is for {tool.title}, not for this."
             if answer == "no":

@@ -50,6 +50,14 @@ _CHANGE = re.compile(
     r"shut\s*down|send|e-?mail|upload|download)(?:e|es|ed|ing|s|y|ies|ied|ten)?\b",
     re.IGNORECASE,
 )
+# A request for such a change: its words, and those people use for one ("add 'milk' to
+# it", "get rid of the todo file", "tick off milk"), in the languages asked most.
+_ASKED_CHANGE = re.compile(
+    r"\b(?:add|get\s+rid\s+of|tick\s+off|cross\s+(?:off|out)|lösch\w*|loesch\w*|"
+    r"supprim\w*|effac\w*|borr[ae]\w*|elimin\w*|cancell\w*|apag[au]\w*|"
+    r"ajout\w*|añad\w*|aggiung\w*|hinzufüg\w*)\b",
+    re.IGNORECASE,
+)
 # A tool's reply written by the model itself.
 _FAKE_RESULT = re.compile(r"</?tool_response>|\"(?:ok|result)\"\s*:", re.IGNORECASE)
 # A measured value stated as fact: weather, temperatures, disk and memory figures.
@@ -88,6 +96,12 @@ def refuses_a_change(text: str) -> bool:
     """True when ``text`` refuses a change to files or the system ("none of my tools
     can delete files"): what no read tool does."""
     return refuses(text) and bool(_CHANGE.search(text))
+
+
+def asks_a_change(request: str) -> bool:
+    """True when ``request`` asks to change files or the system ("ok delete it",
+    "clear the log please", "add 'call mom' to my notes"): what no read tool does."""
+    return bool(_CHANGE.search(request) or _ASKED_CHANGE.search(request))
 
 
 def fakes_result(text: str) -> bool:

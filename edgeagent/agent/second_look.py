@@ -100,8 +100,8 @@ async def reader_instead(
     Only a wrapper: its siblings read what it was called with. A general-knowledge
     question sent to ``weather`` or ``math`` (eleven of the 408 turns) stays refused
     with no look, which would force a call of some other tool."""
-    if len(calls) != 1 or calls[0].name not in without:
-        return refusal
+    if len(calls) != 1 or calls[0].name not in without or honesty.refuses_a_change(refusal):
+        return refusal  # a change refused: no read serves it
     if not turn.executor.registry.get(calls[0].name).extra.get("wrapped"):
         return refusal
     again = await second_look(turn, grammar=without[calls[0].name], without={}, refusal=refusal)

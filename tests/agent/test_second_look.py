@@ -301,7 +301,7 @@ def test_a_wrapper_s_call_refused_by_its_title_stays_refused_when_no_other_fits(
     shelf = Shelf()
     model = lister(about=())
     agent = agent_for(model, shelf, without=WITHOUT, wrapped=True)
-    answer = run_turn(agent, "delete notes.txt")[-1]
+    answer = run_turn(agent, "translate notes.txt into French")[-1]
     assert isinstance(answer, FinalAnswer)
     assert answer.text == "I can't do that here: ls is for List directory, not for this."
     assert shelf.listed == [] and shelf.shown == [] and answer.tool_calls == []
@@ -430,3 +430,41 @@ def test_a_wrappers_look_without_it_is_among_the_tools_that_run_the_same_one(
     without_ls = agent.recheck_without["ls"]
     assert '\\"ls\\"' not in without_ls and '\\"led\\"' not in without_ls
     assert '\\"cat\\"' in without_ls and '\\"uptime\\"' in without_ls
+
+
+@pytest.mark.parametrize(
+    ("prompt", "topic"),
+    [
+        ("ok delete it, I don't need it anymore", "yes"),
+        ("get rid of notes.txt for me", "yes"),
+        ("delete notes.txt", "no"),  # no read fits, and none is looked for
+    ],
+)
+def test_a_change_asked_of_a_wrappers_own_call_faces_the_reader_question(
+    prompt: str, topic: str
+) -> None:
+    # "ok delete it" came as ls notes.txt, which the topic question passed (it is about
+    # that file): the listing answered a request nobody made.
+    files = Files()
+    model = Model(said=fence("ls", path="notes.txt"), forced="", side=topic, can="no")
+    answer = run_turn(agent_for(model, files, without={"ls": "g"}, wrapped=True), prompt)[-1]
+    assert isinstance(answer, FinalAnswer)
+    assert answer.text.startswith("I can't do that here: ls only reads")
+    assert honesty.refuses_a_change(answer.text)
+    assert files.listed == []
+    assert not any(r.grammar for r in model.requests if not r.aside)  # no look for a read
+
+
+def test_a_read_asked_of_a_wrapper_is_not_asked_the_reader_question() -> None:
+    files = Files()
+    model = Model(said=fence("ls", path="notes.txt"), forced="", side="yes", can="no")
+    run_turn(agent_for(model, files, wrapped=True), "is notes.txt still there?")
+    assert files.listed[:1] == ["notes.txt"]
+    assert not any(r.messages[0]["content"].startswith("Tool:") for r in model.requests if r.aside)
+
+
+def test_a_change_the_reader_question_lets_through_runs_the_read() -> None:
+    files = Files()
+    model = Model(said=fence("ls", path="notes.txt"), forced="", side="yes", can="yes")
+    run_turn(agent_for(model, files, wrapped=True), "which files did I add today?")
+    assert files.listed[:1] == ["notes.txt"]
