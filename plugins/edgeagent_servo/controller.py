@@ -203,7 +203,14 @@ def aim(
             )
         return (negative if negative is not None else turn), 0.0
     chosen = placed | turns
-    if len(chosen) > 1 or (not chosen and left is None and right is None and by is None):
+    if not chosen and (left, right, by) != (None, None, None):
+        # "move the camera into the kitchen" came as {"left": 0}, answered "The servo is
+        # now at 0°": a move that moves nothing, for a request no move serves.
+        raise ToolArgumentError(
+            "servo got a turn of 0°, which moves nothing; give the degrees to turn, e.g. "
+            '{"left": 30}, or a position, e.g. {"angle": 0}'
+        )
+    if len(chosen) > 1 or not chosen:
         shown = ", ".join(f"{k}={_given(k, v):g}" for k, v in chosen.items()) or "nothing"
         raise ToolArgumentError(
             f"servo needs exactly one of angle, left_of_center or right_of_center (a "

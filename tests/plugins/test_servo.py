@@ -166,7 +166,6 @@ def test_a_negative_turn_is_read_as_a_position(arguments: dict[str, Any]) -> Non
         ({"left": 12.5}, -12.5),
         ({"left": 30, "right": 0}, -30),  # a small model fills unused arguments with 0
         ({"angle": 10, "left": 0}, 10),
-        ({"left": 0}, 0),  # no turn: the servo stays where it is
         ({"left": None, "angle": 5}, 5),
         ({"left_of_center": 20}, -20),  # "20 degrees left of center": a position
         ({"right_of_center": 35}, 35),
@@ -211,13 +210,25 @@ def test_servo_needs_exactly_one_position_or_turn(arguments: dict[str, Any], sho
     assert backend.history == []
 
 
-@pytest.mark.parametrize(("by", "angle"), [(-20, 10), (35, 65), (0, 30)])
+@pytest.mark.parametrize(("by", "angle"), [(-20, 10), (35, 65)])
 def test_by_is_a_signed_turn_from_where_it_points(by: float, angle: float) -> None:
     # "move the servo by -20 degrees" from 30 is 10, not the position -20.
     backend = MockServo()
     executor = executor_for(backend)
     run_tool(executor, "servo", angle=30)
     assert run_tool(executor, "servo", by=by)["result"] == {"angle": angle}
+
+
+@pytest.mark.parametrize(
+    "arguments", [{"left": 0}, {"right": 0}, {"by": 0}, {"left": 0, "right": 0, "by": 0}]
+)
+def test_a_turn_of_nothing_is_refused_and_moves_nothing(arguments: dict[str, Any]) -> None:
+    # "move the camera into the kitchen" came as {"left": 0}, answered "now at 0°".
+    backend = MockServo()
+    result = run_tool(executor_for(backend), "servo", **arguments)
+    assert not result["ok"] and "a turn of 0°, which moves nothing" in result["error"]
+    assert '{"left": 30}' in result["error"]  # what to give instead
+    assert backend.history == []
 
 
 def test_center_and_another_position_are_refused() -> None:
