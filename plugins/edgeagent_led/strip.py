@@ -71,17 +71,30 @@ def color_as_said(arguments: dict[str, Any], request: str) -> dict[str, Any] | N
     return {**arguments, "color": name}
 
 
+SHADES = frozenset({
+    "soft", "deep", "plain", "pure", "bright", "pale", "warm", "cool", "cold", "vivid",
+    "rich", "gentle", "strong", "nice", "pretty", "just", "simple", "normal", "regular",
+})  # fmt: skip
+"""Words people put before a colour that has no CSS name with them ("soft yellow",
+"deep navy", "plain white"): the colour without them is what is set, and named."""
+
+
 def to_hex(color: str) -> str:
-    """``red``, ``#F00``, ``#ff0000`` or ``rojo`` -> ``#ff0000``."""
+    """``red``, ``#F00``, ``#ff0000``, ``rojo`` or ``soft yellow`` -> its ``#rrggbb``."""
     text = color.strip().lower()
-    try:
-        if text.startswith("#"):
-            return str(webcolors.normalize_hex(text))
-        return str(webcolors.name_to_hex(_css_name(text).replace(" ", "")))
-    except ValueError:
-        raise ToolArgumentError(
-            f"unknown color {color!r}; use a CSS color name like 'red' or '#rrggbb'"
-        ) from None
+    words = text.split()
+    while True:
+        try:
+            if text.startswith("#"):
+                return str(webcolors.normalize_hex(text))
+            return str(webcolors.name_to_hex(_css_name(" ".join(words)).replace(" ", "")))
+        except ValueError:
+            if len(words) > 1 and words[0] in SHADES:
+                words = words[1:]  # "soft yellow" came as an unknown colour
+                continue
+            raise ToolArgumentError(
+                f"unknown color {color!r}; use a CSS color name like 'red' or '#rrggbb'"
+            ) from None
 
 
 def name_of(hex_color: str) -> str:

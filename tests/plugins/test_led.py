@@ -148,6 +148,30 @@ def test_color_name_lights_the_whole_strip_and_reads_back(mock_led: Any) -> None
     assert run_tool(executor, "led_state")["result"]["color"] == "red"
 
 
+@pytest.mark.parametrize(
+    ("said", "named"),
+    [("soft yellow", "yellow"), ("Deep Navy", "navy"), ("plain white", "white"),
+     ("warm pale pink", "pink"), ("light blue", "lightblue"), ("dark orange", "darkorange")],
+)  # fmt: skip
+def test_a_colour_with_a_shade_word_is_that_colour_and_named_so(
+    mock_led: Any, said: str, named: str
+) -> None:
+    # "soft yellow, around twenty percent" failed as an unknown colour; the answer names
+    # the colour that was set, not the words asked for.
+    _, executor, _ = mock_led
+    assert run_tool(executor, "led", color=said)["result"]["color"] == named
+
+
+@pytest.mark.parametrize("said", ["soft", "sunset yellow", "yellowish", "soft sunset"])
+def test_a_colour_that_is_no_colour_without_its_shade_word_fails_naming_it(
+    mock_led: Any, said: str
+) -> None:
+    backend, executor, _ = mock_led
+    result = run_tool(executor, "led", color=said)
+    assert not result["ok"] and f"unknown color {said!r}" in result["error"]
+    assert backend.state.on is False
+
+
 def test_range_brightness_and_off_only_change_what_is_given(mock_led: Any) -> None:
     backend, executor, _ = mock_led
     run_tool(executor, "led", color="#00F")
