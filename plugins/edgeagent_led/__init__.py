@@ -13,7 +13,7 @@ from edgeagent.plugin import PluginContext, Register, hookimpl, make_tool
 from edgeagent_led.backends import BACKENDS
 from edgeagent_led.controller import LedController
 from edgeagent_led.options import LedOptions
-from edgeagent_led.strip import color_as_said
+from edgeagent_led.said import as_said
 
 __all__ = ["LedController", "LedOptions", "register_tools"]
 
@@ -23,7 +23,9 @@ def register_tools(register: Register, context: PluginContext) -> None:
     options = context.options_as(LedOptions)
     strip = context.device(BACKENDS, options)
     controller = LedController(backend=strip, count=options.count, effect_s=options.effect_s)
-    # "para roxo" arrives as color: "red" (edgeagent_led.strip.color_as_said).
-    register(replace(make_tool(controller.led, plugin="led"), reread=color_as_said))
+    # "para roxo" arrives as color: "red", "half as bright" as brightness: 50
+    # (edgeagent_led.said).
+    reread = as_said(lambda: controller.state().brightness)
+    register(replace(make_tool(controller.led, plugin="led"), reread=reread))
     register(controller.led_state)
     context.on_close(controller.close)

@@ -146,8 +146,12 @@ class LedController:
     @tool(kind="read", answer=led_state_answer)
     def led_state(self) -> dict[str, Any]:
         """Read the LED strip (on, color, brightness)."""
+        return self.state().summary()
+
+    def state(self) -> LedState:
+        """The strip's state now (the strip opened if it was not)."""
         with self._lock.held():
-            return self.device.get().read().summary()
+            return self.device.get().read()
 
     def _range(self, first: int | None, last: int | None) -> tuple[int, int]:
         end = self.count - 1

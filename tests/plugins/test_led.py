@@ -224,6 +224,41 @@ def test_a_colour_the_request_names_in_another_language_is_read_again(
     assert reread(edgeagent_led, "led", arguments, request_) == read
 
 
+@pytest.mark.parametrize(
+    ("arguments", "request_", "read"),
+    [
+        # A level named relative to the strip's (40 %): the model wrote one of its own.
+        ({"brightness": 50}, "now make the light half as bright as it is right now", 20),
+        ({"brightness": 110}, "a bit too dark, add 10 to the brightness", 50),
+        ({"brightness": 50}, "twice as bright please", 80),
+        ({"brightness": 30}, "make it 15 percent dimmer", 25),
+        ({"brightness": 90}, "bump it up by 80", 100),  # capped
+        ({"brightness": 90}, "reduce it by 60", 1),  # floored: dim, never off
+        ({"color": "white", "brightness": 100}, "plain white, same brightness", "kept"),
+        # Already that level, an absolute level, two changes, no brightness: as written.
+        ({"brightness": 20}, "half as bright", None),
+        ({"brightness": 50}, "set it to half brightness", None),
+        ({"brightness": 70}, "add 10, no, add 30", None),
+        ({"color": "red"}, "red, and add 10 to the brightness", None),
+    ],
+)
+def test_a_brightness_named_relative_to_the_strips_is_computed_from_it(
+    arguments: dict[str, Any], request_: str, read: int | str | None
+) -> None:
+    loaded = load_plugin(edgeagent_led, name="led", options={"backend": "mock"})
+    try:
+        loaded.call("led", color="purple", brightness=40)
+        hook = loaded.registry.get("led").reread
+        assert hook is not None
+        again = hook(arguments, request_)
+        if read == "kept":
+            assert again == {"color": "white"}  # the strip's 40 % stays
+        else:
+            assert (again and again["brightness"]) == read
+    finally:
+        loaded.close()
+
+
 def test_bad_arguments_come_back_as_readable_errors(mock_led: Any) -> None:
     backend, executor, _ = mock_led
     bad_color = run_tool(executor, "led", color="blurple")

@@ -1,0 +1,93 @@
+"""What the model writes wrongly for an LED request, read again from the request.
+
+Asked for a brightness relative to the one the strip has ("half as bright as it is
+right now", "add ten to the brightness", "twice as bright"), the model writes a number
+of its own: 50 for half, 110 for "add ten" (it assumed 100), whatever the strip shows
+(four turns in three blind prompt sets). The tool knows the level, so the level the
+request names is computed from it. Asked to keep the brightness ("change it to white,
+same brightness"), the model still wrote ``brightness: 100``; the request's word wins.
+
+A colour named in another language is read by :func:`edgeagent_led.strip.color_as_said`.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Callable
+from typing import Any
+
+from edgeagent.plugin import Reread, fold
+from edgeagent_led.strip import color_as_said
+
+_N = r"(\d+(?:[.,]\d+)?)"
+_HALF = re.compile(
+    r"\bhalf\s+as\s+bright|\bhalve\b|\bhalf\s+(?:of\s+)?(?:what\s+it\s+is|the\s+current|"
+    r"its\s+current|of\s+now)|\bhalb\s+so\s+hell|\bdeux\s+fois\s+moins|\bla\s+mitad\s+de\s+"
+    r"(?:brillo|luz)|\bmeta\s+(?:della\s+)?luminosita"
+)
+_DOUBLE = re.compile(
+    r"\btwice\s+as\s+bright|\bdouble\s+(?:the\s+|its\s+)?brightness|\bdoppelt\s+so\s+hell|"
+    r"\bdeux\s+fois\s+plus\s+(?:fort|lumineu)|\bel\s+doble\s+de\s+(?:brillo|luz)"
+)
+_UP = (
+    re.compile(
+        r"\b(?:add|plus|up\s+by|increase\s+(?:it\s+|the\s+brightness\s+)?by|raise\s+(?:it\s+)?by|"
+        r"bump\s+(?:it\s+)?(?:up\s+)?by|turn\s+(?:it\s+)?up\s+by)\s+" + _N
+    ),
+    re.compile(_N + r"\s*(?:%|percent|points?)?\s+(?:more\s+bright|brighter|higher)\b"),
+)
+_DOWN = (
+    re.compile(
+        r"\b(?:minus|subtract|take\s+off|down\s+by|decrease\s+(?:it\s+|the\s+brightness\s+)?by|"
+        r"lower\s+(?:it\s+)?by|reduce\s+(?:it\s+)?by|drop\s+(?:it\s+)?by|dim\s+(?:it\s+)?by|"
+        r"turn\s+(?:it\s+)?down\s+by)\s+" + _N
+    ),
+    re.compile(_N + r"\s*(?:%|percent|points?)?\s+(?:less\s+bright|dimmer|darker|lower)\b"),
+)
+_SAME = re.compile(
+    r"\bsame\s+brightness|\bkeep\s+(?:the\s+|its\s+)?brightness|\bbrightness\s+(?:as\s+it\s+is|"
+    r"unchanged|the\s+same)|\bdon'?t\s+change\s+the\s+brightness|\bgleiche[nr]?\s+helligkeit|"
+    r"\bmeme\s+luminosite|\bmismo\s+brillo|\bstessa\s+luminosita|\bmesmo\s+brilho"
+)
+
+
+def brightness_as_said(
+    arguments: dict[str, Any], request: str, *, current: Callable[[], int]
+) -> dict[str, Any] | None:
+    """``arguments`` with the brightness the ``request`` names relative to the
+    ``current()`` level (read only then), or without the one it says to keep, where the
+    model wrote a brightness and the request names exactly one change; ``None``: as
+    written."""
+    brightness = arguments.get("brightness")
+    if brightness is None or isinstance(brightness, bool):
+        return None
+    folded = fold(request)
+    if _SAME.search(folded):
+        return {k: v for k, v in arguments.items() if k != "brightness"}
+    changes: list[Callable[[int], float]] = []
+    if _HALF.search(folded):
+        changes.append(lambda level: level / 2)
+    if _DOUBLE.search(folded):
+        changes.append(lambda level: level * 2)
+    for patterns, sign in ((_UP, 1), (_DOWN, -1)):
+        for n in {m.group(1) for p in patterns for m in p.finditer(folded)}:
+            changes.append(_by(sign * float(n.replace(",", "."))))
+    if len(changes) != 1:
+        return None  # none, or more than one: the model's reading stands
+    level = max(1, min(100, round(changes[0](current()))))
+    return None if brightness == level else {**arguments, "brightness": level}
+
+
+def _by(step: float) -> Callable[[int], float]:
+    return lambda level: level + step
+
+
+def as_said(current: Callable[[], int]) -> Reread:
+    """The ``led`` tool's reread: a colour named in another language, then a brightness
+    named relative to the ``current()`` level."""
+
+    def reread(arguments: dict[str, Any], request: str) -> dict[str, Any] | None:
+        colored = color_as_said(arguments, request)
+        return brightness_as_said(colored or arguments, request, current=current) or colored
+
+    return reread
