@@ -4,8 +4,10 @@ Asked for a brightness relative to the one the strip has ("half as bright as it 
 right now", "add ten to the brightness", "twice as bright"), the model writes a number
 of its own: 50 for half, 110 for "add ten" (it assumed 100), whatever the strip shows
 (four turns in three blind prompt sets). The tool knows the level, so the level the
-request names is computed from it. Asked to keep the brightness ("change it to white,
-same brightness"), the model still wrote ``brightness: 100``; the request's word wins.
+request names is computed from it. Asked for an end ("orange, dimmest setting",
+"minimum brightness"), it wrote 10 or 50: the end is 1 or 100. Asked to keep the
+brightness ("change it to white, same brightness"), it still wrote ``brightness: 100``;
+the request's word wins.
 
 A colour named in another language is read by :func:`edgeagent_led.strip.color_as_said`.
 """
@@ -44,6 +46,15 @@ _DOWN = (
     ),
     re.compile(_N + r"\s*(?:%|percent|points?)?\s+(?:less\s+bright|dimmer|darker|lower)\b"),
 )
+_LOWEST = re.compile(
+    r"\b(?:dimmest|lowest|minimum|min)\b(?!\s+(?:of|than))|\bas\s+(?:dim|low)\s+as\s+"
+    r"(?:it\s+(?:goes|gets|can)|possible)|\b(?:minimale?|minima|minimo|minimum)\b"
+)
+_HIGHEST = re.compile(
+    r"\b(?:full|max(?:imum)?|brightest|highest)\s+(?:brightness|setting|level|power)|"
+    r"\bas\s+bright\s+as\s+(?:it\s+(?:goes|gets|can)|possible)|\bvolle\s+helligkeit|"
+    r"\bpleine\s+puissance|\bmaximo\s+brillo|\bmassima\s+luminosita"
+)
 _SAME = re.compile(
     r"\bsame\s+brightness|\bkeep\s+(?:the\s+|its\s+)?brightness|\bbrightness\s+(?:as\s+it\s+is|"
     r"unchanged|the\s+same)|\bdon'?t\s+change\s+the\s+brightness|\bgleiche[nr]?\s+helligkeit|"
@@ -64,6 +75,10 @@ def brightness_as_said(
     folded = fold(request)
     if _SAME.search(folded):
         return {k: v for k, v in arguments.items() if k != "brightness"}
+    ends = [level for level, words in ((1, _LOWEST), (100, _HIGHEST)) if words.search(folded)]
+    if len(ends) == 1:
+        # "orange, dimmest setting" came as brightness 10, "minimum brightness" as 50.
+        return None if brightness == ends[0] else {**arguments, "brightness": ends[0]}
     changes: list[Callable[[int], float]] = []
     if _HALF.search(folded):
         changes.append(lambda level: level / 2)

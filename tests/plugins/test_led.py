@@ -235,6 +235,11 @@ def test_a_colour_the_request_names_in_another_language_is_read_again(
         ({"brightness": 90}, "bump it up by 80", 100),  # capped
         ({"brightness": 90}, "reduce it by 60", 1),  # floored: dim, never off
         ({"color": "white", "brightness": 100}, "plain white, same brightness", "kept"),
+        # An end: the end.
+        ({"color": "orange", "brightness": 10}, "lamp: orange, dimmest setting", 1),
+        ({"brightness": 50}, "minimum brightness please", 1),
+        ({"brightness": 80}, "as bright as it goes", 100),
+        ({"brightness": 1}, "lowest setting", None),
         # Already that level, an absolute level, two changes, no brightness: as written.
         ({"brightness": 20}, "half as bright", None),
         ({"brightness": 50}, "set it to half brightness", None),
