@@ -47,7 +47,7 @@ _DOWN = (
     re.compile(_N + r"\s*(?:%|percent|points?)?\s+(?:less\s+bright|dimmer|darker|lower)\b"),
 )
 _LOWEST = re.compile(
-    r"\b(?:dimmest|lowest|minimum|min)\b(?!\s+(?:of|than))|\bas\s+(?:dim|low)\s+as\s+"
+    r"\b(?:dimmest|lowest|minimum)\b(?!\s+(?:of|than))|\bas\s+(?:dim|low)\s+as\s+"
     r"(?:it\s+(?:goes|gets|can)|possible)|\b(?:minimale?|minima|minimo|minimum)\b"
 )
 _HIGHEST = re.compile(
