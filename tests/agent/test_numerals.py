@@ -24,12 +24,20 @@ from tests.agent.scripted_agent import call, make_agent, run_turn
         ("set brightness to seventy five per cent", "set brightness to 75 %"),
         # Lone words under 10, ordinals, and words that are numbers only elsewhere stay.
         ("set it to nine", "set it to nine"),
-        ("¿Cuánto es siete por ocho?", "¿Cuánto es siete por ocho?"),
         ("sei bravo, metti il led blu", "sei bravo, metti il led blu"),
         ("turn it on once, wait a second", "turn it on once, wait a second"),
         ("the elf on the shelf costs a cent", "the elf on the shelf costs a cent"),
         ("show the first line", "show the first line"),
         ("what is 15% of 200", "what is 15% of 200"),
+        # Spanish "por" and Italian "per" between numbers are times, not "divided by".
+        ("¿Cuánto es siete por ocho por nueve?", "¿Cuánto es 7 * 8 * 9?"),
+        ("Quanto fa novecentonovantanove per tre?", "Quanto fa 999 * 3?"),
+        ("Quanto fa 12 per 4?", "Quanto fa 12 * 4?"),
+        ("10 diviso per 2", "10 diviso per 2"),
+        ("8 dividido por 2", "8 dividido por 2"),
+        ("apaga las luces una por una", "apaga las luces una por una"),
+        ("vado per tre giorni", "vado per tre giorni"),
+        ("60 km per hour", "60 km per hour"),
         ("twenty once \x001\x00 cent", "20 once \x001\x00 cent"),  # any text is safe
     ],
 )
