@@ -61,7 +61,7 @@ def _number(word: str) -> str | None:
     if word.isdigit():
         return word
     for language in LANGUAGES:
-        digits = alpha2digit(word, language, threshold=0)
+        digits = str(alpha2digit(word, language, threshold=0))
         if digits.isdigit():
             return digits
     return None
