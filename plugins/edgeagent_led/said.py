@@ -9,6 +9,9 @@ request names is computed from it. Asked for an end ("orange, dimmest setting",
 brightness ("change it to white, same brightness"), it still wrote ``brightness: 100``;
 the request's word wins.
 
+Asked to switch it off ("apaga la luz"), the model wrote ``{"off": true}``, an argument
+the tool does not have: it is ``on: false``.
+
 A colour named in another language is read by :func:`edgeagent_led.strip.color_as_said`.
 """
 
@@ -93,6 +96,15 @@ def brightness_as_said(
     return None if brightness == level else {**arguments, "brightness": level}
 
 
+def switch_as_meant(arguments: dict[str, Any]) -> dict[str, Any] | None:
+    """``{"off": true}`` as ``{"on": false}`` (and ``off: false`` as ``on: true``) where
+    ``on`` is not given; ``None``: as written."""
+    off = arguments.get("off")
+    if not isinstance(off, bool) or "on" in arguments:
+        return None
+    return {**{k: v for k, v in arguments.items() if k != "off"}, "on": not off}
+
+
 def _by(step: float) -> Callable[[int], float]:
     return lambda level: level + step
 
@@ -102,7 +114,8 @@ def as_said(current: Callable[[], int]) -> Reread:
     named relative to the ``current()`` level."""
 
     def reread(arguments: dict[str, Any], request: str) -> dict[str, Any] | None:
-        colored = color_as_said(arguments, request)
+        switched = switch_as_meant(arguments)
+        colored = color_as_said(switched or arguments, request) or switched
         return brightness_as_said(colored or arguments, request, current=current) or colored
 
     return reread

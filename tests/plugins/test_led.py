@@ -216,6 +216,10 @@ def test_a_colour_word_of_another_language_is_its_css_colour(
         ({"color": "blue"}, "von rot zu blau", None),
         ({"color": "off"}, "apaga o vermelho", None),
         ({"brightness": 30}, "luz roja al 30", None),
+        # An argument the tool lacks, for what it has: off is on=false.
+        ({"off": True}, "apaga la luz", {"on": False}),
+        ({"off": False, "color": "red"}, "rot bitte", {"on": True, "color": "red"}),
+        ({"off": True, "on": True}, "hmm", None),  # both: the error names the bad one
     ],
 )
 def test_a_colour_the_request_names_in_another_language_is_read_again(
