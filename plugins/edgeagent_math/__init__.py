@@ -12,7 +12,7 @@ from edgeagent.plugin import PluginContext, Register, ToolResult, hookimpl, make
 from edgeagent_math.evaluator import MAX_EXPRESSION_CHARS, evaluate, tidy
 from edgeagent_math.notation import bare
 from edgeagent_math.recall import with_earlier
-from edgeagent_math.said import conversion_as_said
+from edgeagent_math.said import as_said
 
 
 def math_answer(result: dict[str, Any]) -> str:
@@ -45,7 +45,8 @@ def calculate(
 
 @hookimpl
 def register_tools(register: Register, context: PluginContext) -> None:
-    # "68 fahrenheit to celsius" written as 68 - 32 * 5 / 9 (edgeagent_math.said);
+    # "68 fahrenheit to celsius" written as 68 - 32 * 5 / 9, "12.5% of 2048" as
+    # 12.5 * 2048 (edgeagent_math.said);
     # "minus six?" after 56 written as ans - 6 (edgeagent_math.recall).
     tool = make_tool(calculate, plugin="math")
-    register(replace(tool, reread=conversion_as_said, recall=with_earlier))
+    register(replace(tool, reread=as_said, recall=with_earlier))

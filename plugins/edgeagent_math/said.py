@@ -1,9 +1,13 @@
-"""A temperature conversion, read again from the request.
+"""A temperature conversion or a percentage, read again from the request.
 
 Asked "convert 68 fahrenheit to celsius", the model writes ``68 - 32 * 5 / 9`` or
 ``68 * 5 / 9``: the formula with its parentheses or a term lost (three blind prompt
 sets, three wrong formulas). The request names the conversion and its number, so the
 tool writes the formula itself where the model's gives another value.
+
+Asked "what is 12.5% of 2048", it wrote ``12.5 * 2048``: the percent sign dropped. A
+request that names one percentage of a number, where the model's expression gives
+their plain product, is that percentage.
 """
 
 from __future__ import annotations
@@ -20,6 +24,34 @@ _F = r"(?:f|fahrenheit)\b"
 _C = r"(?:c|celsius|centigrade|centigrados?)\b"
 _F_TO_C = re.compile(_NUMBER + _DEGREES + _F + r".*?\b" + _C)
 _C_TO_F = re.compile(_NUMBER + _DEGREES + _C + r".*?\b" + _F)
+
+
+_PERCENT_OF = re.compile(
+    r"(\d+(?:[.,]\d+)?)\s*%\s*(?:of|von|de|du|des|di|del|della|da|do)\s+"
+    r"(\d{1,3}(?:,\d{3})+(?!\d)|\d+(?:\.\d+)?)"
+)
+
+
+def as_said(arguments: dict[str, Any], request: str) -> dict[str, Any] | None:
+    """The ``math`` tool's reread: a temperature conversion, else a percentage."""
+    return conversion_as_said(arguments, request) or percent_as_said(arguments, request)
+
+
+def percent_as_said(arguments: dict[str, Any], request: str) -> dict[str, Any] | None:
+    """``arguments`` with ``N% of M`` where the ``request`` names that one percentage
+    and the model's expression gives N times M; ``None``: as the model wrote them."""
+    found = _PERCENT_OF.findall(fold(request))
+    if len(found) != 1:
+        return None
+    share, whole = found[0]
+    share, whole = share.replace(",", "."), whole.replace(",", "")
+    try:
+        product = evaluate(str(arguments.get("expression", "")))
+    except (ToolError, ValueError, TypeError):
+        return None  # its own error says what is wrong
+    if abs(product - float(share) * float(whole)) > 1e-9 * max(1.0, abs(product)):
+        return None  # another calculation: "15% of 80, plus 3"
+    return {**arguments, "expression": f"{share}% of {whole}"}
 
 
 def conversion_as_said(arguments: dict[str, Any], request: str) -> dict[str, Any] | None:

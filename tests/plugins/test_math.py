@@ -303,9 +303,17 @@ def test_answer_is_the_expression_and_its_value(expression: str, answer: str) ->
         ("20*9/5+32", "what is 20 celsius in fahrenheit", None, None),
         ("2 + 2", "what is 2+2", None, None),
         ("3 * 240", "3 cups of flour for 240 guests", None, None),
+        # A percentage whose sign the model dropped: the product became the percentage.
+        ("12.5 * 2048", "what is 12.5% of 2048", "12.5% of 2048", 256),
+        ("2400 * 7.5", "what is 7.5% of 2,400", "7.5% of 2400", 180),
+        ("15 * 80", "quanto fa il 15% di 80?", "15% of 80", 12),
+        # The model's percentage, another calculation, or two percentages: as written.
+        ("640 * 0.15", "what's 15% of 640", None, None),
+        ("15 * 80 + 3", "15% of 80, plus 3", None, None),
+        ("10 * 50", "10% of 50 or 20% of 40?", None, None),
     ],
 )
-def test_a_temperature_conversion_the_request_names_is_written_by_the_tool(
+def test_a_temperature_conversion_or_percentage_the_request_names_is_written_by_the_tool(
     expression: str, request_: str, written: str | None, value: float | None
 ) -> None:
     loaded = load_plugin(edgeagent_math, name="math")
