@@ -179,10 +179,17 @@ class SideChecks:
 
         "how much disk space is free?" reads as ``free`` (memory) to the model, which
         its own title check then refuses; ``df`` is what was meant, and needs nothing
-        the model would have had to write. With two or more that fit, none is run."""
+        the model would have had to write. With two or more that fit, none is run.
+
+        Only a tool that runs what the refused one runs (both wrap the shell, or neither
+        wraps anything): "and after twelve hours?", a math follow-up the title check
+        refused, ran ``uptime`` (blind prompts)."""
+        runs = self.registry.get(refused).extra.get("wrapped") if refused in self.registry else None
         fitting = []
         for tool in self.registry:
             if tool.name == refused or tool.kind is ToolKind.ACT or not tool.title:
+                continue
+            if tool.extra.get("wrapped") != runs:
                 continue
             if tool.parameters.get("required"):
                 continue  # its arguments would be made up here

@@ -4,6 +4,7 @@ succeeded and returned it. Scripted model, real tools that record what they rece
 from __future__ import annotations
 
 import asyncio
+import dataclasses
 import json
 import re
 from typing import Annotated, Any
@@ -553,6 +554,26 @@ def test_no_read_tool_runs_instead_when_none_or_two_fit() -> None:
         answer = final(run_turn(agent, DISK))
         assert machine.ran == []
         assert answer.text == "I can't do that here: free is for Free memory, not for this."
+
+
+def test_a_refused_call_gives_way_only_to_a_tool_that_runs_the_same_one() -> None:
+    # "and after twelve hours?" sent to math, refused by its title, ran the shell's
+    # uptime wrapper, which the instead question said fits.
+    _, engine, machine = machine_agent({"Free memory": "no", "Disk space": "yes"})
+    tools = [
+        dataclasses.replace(t, extra={"wrapped": "shell"}) if t.name == "df" else t
+        for t in tools_from(machine, plugin="test")
+    ]
+    agent = Agent(
+        llm=InProcessLLM(engine),
+        executor=ToolExecutor(ToolRegistry(tools)),
+        call_format=get_call_format("fence"),
+        system_prompt="sys",
+        check_target=True,
+    )
+    answer = final(run_turn(agent, DISK))
+    assert machine.ran == []
+    assert answer.text == "I can't do that here: free is for Free memory, not for this."
 
 
 class TitledStrip:
