@@ -157,6 +157,8 @@ class LedController:
         end = self.count - 1
         lo = 0 if first is None else first
         hi = (end if first is None else lo) if last is None else last
+        if lo == 0 and hi > end:
+            hi = end  # "first": 0, "last": 100 for "the strip": all of it
         if hi > end or lo > hi:
             raise ToolArgumentError(
                 f"pixels {lo}-{hi} are not on the strip; expected 0 <= first <= last <= {end}"

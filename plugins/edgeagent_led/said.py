@@ -10,7 +10,10 @@ brightness ("change it to white, same brightness"), it still wrote ``brightness:
 the request's word wins.
 
 Asked to switch it off ("apaga la luz"), the model wrote ``{"off": true}``, an argument
-the tool does not have: it is ``on: false``.
+the tool does not have: it is ``on: false``. Asked for light ("bright white, full
+power", "look all the way to the right"), it added ``effect: "blink"``, which fails
+without a colour or runs three seconds nobody asked for: an effect the request does not
+name is dropped.
 
 A colour named in another language is read by :func:`edgeagent_led.strip.color_as_said`.
 """
@@ -96,6 +99,21 @@ def brightness_as_said(
     return None if brightness == level else {**arguments, "brightness": level}
 
 
+_EFFECT = re.compile(
+    r"\b(?:blink|flash|puls|flicker|strob|breath|twinkl|sparkl|animat|effect|blinken|"
+    r"blinkt|pulsier|clignot|puls|parpade|destell|lampeggi|pisc|effet|efecto|effetto|"
+    r"efeito)\w*"
+)
+
+
+def effect_as_said(arguments: dict[str, Any], request: str) -> dict[str, Any] | None:
+    """``arguments`` without an ``effect`` the ``request`` names no effect for;
+    ``None``: as written."""
+    if arguments.get("effect") is None or _EFFECT.search(fold(request)):
+        return None
+    return {k: v for k, v in arguments.items() if k != "effect"}
+
+
 def switch_as_meant(arguments: dict[str, Any]) -> dict[str, Any] | None:
     """``{"off": true}`` as ``{"on": false}`` (and ``off: false`` as ``on: true``) where
     ``on`` is not given; ``None``: as written."""
@@ -115,7 +133,8 @@ def as_said(current: Callable[[], int]) -> Reread:
 
     def reread(arguments: dict[str, Any], request: str) -> dict[str, Any] | None:
         switched = switch_as_meant(arguments)
-        colored = color_as_said(switched or arguments, request) or switched
+        calm = effect_as_said(switched or arguments, request) or switched
+        colored = color_as_said(calm or arguments, request) or calm
         return brightness_as_said(colored or arguments, request, current=current) or colored
 
     return reread

@@ -220,6 +220,10 @@ def test_a_colour_word_of_another_language_is_its_css_colour(
         ({"off": True}, "apaga la luz", {"on": False}),
         ({"off": False, "color": "red"}, "rot bitte", {"on": True, "color": "red"}),
         ({"off": True, "on": True}, "hmm", None),  # both: the error names the bad one
+        # An effect the request does not name: dropped.
+        ({"color": "white", "effect": "blink"}, "bright white, full power", {"color": "white"}),
+        ({"color": "red", "effect": "pulse"}, "pulse it red", None),
+        ({"color": "red", "effect": "blink"}, "lass es rot blinken", None),
     ],
 )
 def test_a_colour_the_request_names_in_another_language_is_read_again(
@@ -278,6 +282,9 @@ def test_bad_arguments_come_back_as_readable_errors(mock_led: Any) -> None:
     off_strip = run_tool(executor, "led", color="red", first=6, last=9)
     assert "6-9" in off_strip["error"] and "<= 7" in off_strip["error"]
     assert backend.history == []  # nothing reached the strip
+    # From the first pixel past the last: the whole strip ("bright white" as 0-100).
+    whole = run_tool(executor, "led", color="white", first=0, last=100)["result"]
+    assert whole["color"] == "white" and backend.state.pixels == ("#ffffff",) * 8
 
 
 def test_blink_is_bounded_and_ends_on_the_requested_state(mock_led: Any) -> None:
