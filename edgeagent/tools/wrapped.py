@@ -136,6 +136,11 @@ def _check(spec: ToolFile) -> None:
 
 
 def _fold_arguments(cls: type[Any], data: Any) -> Any:
+    """The arguments model's before-validator: :func:`_folded`."""
+    return _folded(data)
+
+
+def _folded(data: Any) -> Any:
     """Read what a small model writes for a command's argument list as that list:
     ``{"path": "data.csv"}``, ``{"pattern": "milk", "path": "."}``, ``"-l logs"``."""
     if not isinstance(data, dict) or not data:
@@ -227,7 +232,7 @@ def _reread(target: Tool, template: str) -> Reread | None:
 
     def reread(arguments: dict[str, Any], request: str) -> dict[str, Any] | None:
         try:
-            folded = _fold_arguments(dict, arguments)
+            folded = _folded(arguments)
         except ValueError:
             return None  # an unbalanced quote: the validation's error names it
         listed = folded.get("arguments") if isinstance(folded, dict) else None

@@ -100,8 +100,8 @@ def brightness_as_said(
 
 
 _EFFECT = re.compile(
-    r"\b(?:blink|flash|puls|flicker|strob|breath|twinkl|sparkl|animat|effect|blinken|"
-    r"blinkt|pulsier|clignot|puls|parpade|destell|lampeggi|pisc|effet|efecto|effetto|"
+    r"\b(?:blink|flash|puls|flicker|strob|breath|twinkl|sparkl|animat|effect|"
+    r"clignot|parpade|destell|lampeggi|pisc|effet|efecto|effetto|"
     r"efeito)\w*"
 )
 

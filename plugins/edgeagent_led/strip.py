@@ -89,12 +89,11 @@ def to_hex(color: str) -> str:
                 return str(webcolors.normalize_hex(text))
             return str(webcolors.name_to_hex(_css_name(" ".join(words)).replace(" ", "")))
         except ValueError:
-            if len(words) > 1 and words[0] in SHADES:
-                words = words[1:]  # "soft yellow" came as an unknown colour
-                continue
-            raise ToolArgumentError(
-                f"unknown color {color!r}; use a CSS color name like 'red' or '#rrggbb'"
-            ) from None
+            if len(words) < 2 or words[0] not in SHADES:
+                raise ToolArgumentError(
+                    f"unknown color {color!r}; use a CSS color name like 'red' or '#rrggbb'"
+                ) from None
+            words = words[1:]  # "soft yellow" came as an unknown colour
 
 
 def name_of(hex_color: str) -> str:
