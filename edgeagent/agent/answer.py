@@ -9,6 +9,7 @@ happen, and a generation is saved. Text the model writes goes through
 from __future__ import annotations
 
 import logging
+import re
 from collections.abc import Sequence
 from typing import Any
 
@@ -18,6 +19,7 @@ from edgeagent.agent.sanitize import sanitize
 from edgeagent.llm.base import Message
 from edgeagent.tools.registry import ToolRegistry
 from edgeagent.tools.tool import ToolKind
+from edgeagent.tools.words import plain
 
 log = logging.getLogger(__name__)
 
@@ -83,3 +85,42 @@ def text_answer(
     else:
         conversation.messages.append({"role": "assistant", "content": sanitize(answer)})
     return answer
+
+
+# Asking a device to do something: "use it as the brightness", "set the lamp to that",
+# "put the light at that many times ten", "point the camera that many degrees right".
+_ACT_VERB = re.compile(
+    r"\b(?:use|set|put|make|turn|dim|brighten|point|aim|pan|move|rotate|change|switch)\b"
+)
+# A title's words that are no device: "the servo that turns the camera (angles, left,
+# right)" names the servo and the camera.
+_NOT_DEVICE = frozenset({"the", "and", "that", "turn", "left", "right", "with", "for"})
+
+
+def then_acts(step_records: list[dict[str, Any]], registry: ToolRegistry, prompt: str) -> bool:
+    """Whether a step's successful reads are the first half of a request that then asks
+    a device to act: "take a third of that number and use it as the brightness" came as
+    ``math`` alone, and its answer ("324 / 3 = 108") ended the turn with the strip as
+    it was (four turns in two blind prompt sets). The request asks an act of another
+    plugin's device when it holds an act verb and a word of an acting tool's title
+    (``led``: "the LED strip (lights, lamp, colors, brightness)"); a read of the same
+    plugin ("what brightness is the strip at?", ``led_state``) is the answer."""
+    if not step_records or not all(r.get("ok") for r in step_records):
+        return False
+    read = [registry.get(r["name"]) for r in step_records if r["name"] in registry]
+    if len(read) != len(step_records) or any(t.kind is ToolKind.ACT for t in read):
+        return False
+    said = _stems(prompt)
+    if not _ACT_VERB.search(plain(prompt)):
+        return False
+    plugins = {t.plugin for t in read}
+    return any(
+        t.kind is ToolKind.ACT and t.title and t.plugin not in plugins and said & _stems(t.title)
+        for t in registry
+    )
+
+
+def _stems(text: str) -> set[str]:
+    """Words of three letters or more without a plural "s": "lights" -> "light"."""
+    words = {w[:-1] if len(w) > 3 and w.endswith("s") else w for w in plain(text).split()}
+    return {w for w in words if len(w) >= 3 and w not in _NOT_DEVICE}

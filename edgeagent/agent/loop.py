@@ -17,7 +17,7 @@ from collections.abc import AsyncGenerator, AsyncIterator, Mapping, Sequence
 from typing import Any
 
 from edgeagent.agent import honesty
-from edgeagent.agent.answer import acted, built_answer, failed_to_act, text_answer
+from edgeagent.agent.answer import acted, built_answer, failed_to_act, text_answer, then_acts
 from edgeagent.agent.checks import SideChecks
 from edgeagent.agent.context import Conversation, fit_context
 from edgeagent.agent.decline import NAME as DECLINE
@@ -181,6 +181,7 @@ class Agent:
         failures: dict[str, str] = {}  # signature -> error, for the repeat guard
         mend = False  # the last step's read calls all failed, and one may be mended
         mended = False
+        read_first: str | None = None  # a read step's answer, while the request then acts
         for step in range(1, self.max_steps + 1):
             try:
                 usage = await fit_context(
@@ -202,7 +203,7 @@ class Agent:
                 trusted=acted(records),
                 meter=meter,
                 hold_refusal=bool(recheck) and not records,
-                quiet=mend and not mended,
+                quiet=(mend and not mended) or read_first is not None,
             )
             async for event in generation:
                 if isinstance(event, ErrorEvent):
@@ -289,6 +290,16 @@ class Agent:
                     {"role": "tool", "content": ToolResult.success(answer).to_json()},
                     {"role": "assistant", "content": answer},
                 ]
+                yield FinalAnswer(answer, tool_calls=records, steps=step)
+                return
+            if not calls and not parsed.errors and read_first is not None:
+                # It read, then did not act (or its act failed): the read's answer, as
+                # built, and the failure.
+                failed = [r for r in records if not r.get("ok")]
+                answer = read_first
+                if failed:
+                    answer += f"\nSorry, that did not work: {failed[-1].get('error')}."
+                messages.append({"role": "assistant", "content": sanitize(answer)})
                 yield FinalAnswer(answer, tool_calls=records, steps=step)
                 return
             if not calls and not parsed.errors:
@@ -385,7 +396,23 @@ class Agent:
                 )
                 done.append({"role": "tool", "content": self._tool_content(capped)})
             messages.extend(done)
-            built = built_answer(records[len(records) - len(calls) :], self.executor.registry)
+            step_records = records[len(records) - len(calls) :]
+            built = built_answer(step_records, self.executor.registry)
+            if (
+                built is not None
+                and read_first is None
+                and not parsed.errors
+                and not skipped
+                and step < self.max_steps
+                and then_acts(step_records, self.executor.registry, _current_prompt(conversation))
+            ):
+                # "take a third of that and use it as the brightness": the read is half
+                # of it; the model sees its result and may act (.answer.then_acts).
+                log.info("the request acts on what it read; one more step")
+                read_first = built
+                continue
+            if built is not None and read_first is not None:
+                built = read_first if built == read_first else f"{read_first}\n{built}"
             if built is not None and not parsed.errors and not skipped:
                 # Every call of the step succeeded and its tool words its own result:
                 # the answer is built from the results, never generated (it cannot claim

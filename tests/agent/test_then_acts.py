@@ -1,0 +1,123 @@
+"""A read that is half of a request that then acts: "take a third of that and use it as
+the brightness" ran ``math`` and its answer ended the turn, the strip as it was."""
+
+from __future__ import annotations
+
+import asyncio
+import json
+from typing import Any
+
+from edgeagent.agent.events import FinalAnswer, TextChunk
+from edgeagent.agent.loop import Agent
+from edgeagent.errors import ToolError
+from edgeagent.tools import tool, tools_from
+from edgeagent.tools.calls import get_call_format
+from edgeagent.tools.executor import ToolExecutor
+from edgeagent.tools.registry import ToolRegistry
+from tests.agent.stub_llm import StubLLM
+
+
+def fence(name: str, **arguments: Any) -> str:
+    return "```json\n" + json.dumps({"name": name, "arguments": arguments}) + "\n```"
+
+
+class Strip:
+    def __init__(self) -> None:
+        self.brightness = 60
+        self.set: list[int] = []
+
+    @tool(
+        kind="act",
+        title="the LED strip (lights, lamp, colors, brightness)",
+        answer=lambda b: f"The strip is now at {b}%.",
+    )
+    def led(self, brightness: int) -> int:
+        """Set the strip's brightness."""
+        if brightness > 100:
+            raise ToolError(f"brightness {brightness} is over 100")
+        self.set.append(brightness)
+        self.brightness = brightness
+        return brightness
+
+    @tool(answer=lambda b: f"The strip is at {b}%.")
+    def led_state(self) -> int:
+        """Read the strip."""
+        return self.brightness
+
+
+class Calc:
+    @tool(answer=lambda r: f"= {r:g}")
+    def math(self, expression: str) -> float:
+        """Calculate."""
+        return float(eval(expression, {}))  # the test's own expressions
+
+
+class Script(StubLLM):
+    def __init__(self, *replies: str) -> None:
+        self.replies = list(replies)
+        self.requests: list[Any] = []
+
+    async def stream(self, request: Any) -> Any:
+        self.requests.append(request)
+        yield self.replies.pop(0)
+
+
+def turn(script: Script, strip: Strip, prompt: str) -> list[Any]:
+    tools = [*tools_from(strip, plugin="led"), *tools_from(Calc(), plugin="math")]
+    agent = Agent(
+        llm=script,  # type: ignore[arg-type]
+        executor=ToolExecutor(ToolRegistry(tools)),
+        call_format=get_call_format("fence"),
+        system_prompt="sys",
+    )
+
+    async def go() -> list[Any]:
+        conversation = agent.new_conversation("s")
+        return [e async for e in agent.run(prompt, conversation=conversation, frontend="cli")]
+
+    return asyncio.run(go())
+
+
+def final(events: list[Any]) -> FinalAnswer:
+    assert isinstance(events[-1], FinalAnswer), events
+    return events[-1]
+
+
+def test_a_computed_brightness_is_set_after_the_computation() -> None:
+    strip = Strip()
+    script = Script(fence("math", expression="90 / 3"), fence("led", brightness=30))
+    answer = final(turn(script, strip, "now take a third of 90 and use it as the brightness"))
+    assert strip.set == [30]
+    assert answer.text == "= 30\nThe strip is now at 30%."
+
+
+def test_a_computation_the_model_then_only_talks_about_keeps_its_built_answer() -> None:
+    strip = Strip()
+    script = Script(fence("math", expression="90 / 3"), "The brightness is now 30%.")
+    events = turn(script, strip, "take a third of 90 and set the lamp to that")
+    assert strip.set == []
+    assert final(events).text == "= 30"  # not the claim nothing backs
+    assert not [e for e in events if isinstance(e, TextChunk)]
+
+
+def test_a_failed_act_after_the_computation_is_told() -> None:
+    strip = Strip()
+    script = Script(fence("math", expression="90 * 3"), fence("led", brightness=270), "Done!")
+    answer = final(turn(script, strip, "triple 90 and use it as the brightness"))
+    assert strip.set == []
+    assert answer.text == "= 270\nSorry, that did not work: led failed: brightness 270 is over 100."
+
+
+def test_a_computation_without_an_act_ends_the_turn() -> None:
+    strip = Strip()
+    script = Script(fence("math", expression="90 / 3"))
+    answer = final(turn(script, strip, "what's a third of the lamp's 90 watts?"))
+    assert answer.text == "= 30" and len(script.requests) == 1
+
+
+def test_a_read_of_the_device_itself_is_the_answer() -> None:
+    strip = Strip()
+    script = Script(fence("led_state"))
+    answer = final(turn(script, strip, "what brightness did you set the strip to?"))
+    assert answer.text == "The strip is at 60%." and strip.set == []
+    assert len(script.requests) == 1
