@@ -93,6 +93,7 @@ class ServoController:
             by=by,
             center=center,
         )
+        self._reachable(target, turn)
         with self._lock.held():
             backend = self.device.get()
             current = backend.read()
@@ -104,6 +105,26 @@ class ServoController:
                     )
                 target = current + turn
             return self._move(backend, target, current)
+
+    def _reachable(self, target: float | None, turn: float) -> None:
+        """Refuse a position off the servo's range, or a turn longer than the range.
+
+        "spin the camera round so it faces the moon" came as ``angle: 180`` and "three
+        full turns" as ``angle: 360``: clamped, the servo moved to its end for a request
+        it cannot serve. A turn that only runs past an end ("110 degrees to the left"
+        from 55) still goes as far as it can."""
+        span = self.max_angle - self.min_angle
+        if target is not None and not self.min_angle <= target <= self.max_angle:
+            raise ToolError(
+                f"the servo points only from {_tidy(self.min_angle)} to "
+                f"{_tidy(self.max_angle)} degrees (0 = center), not {_tidy(target)}; "
+                f"nothing moved"
+            )
+        if abs(turn) > span:
+            raise ToolError(
+                f"the servo turns at most {_tidy(span)} degrees end to end, not "
+                f"{_tidy(abs(turn))}; nothing moved"
+            )
 
     def _back(self, by: float | None, *given: float | bool | None) -> dict[str, Any]:
         """``back``: the position before the last move; with ``by``, that many degrees

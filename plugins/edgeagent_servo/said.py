@@ -17,6 +17,13 @@ undone move's size (``right: -25``): a request that says so, with no number, sid
 center, means ``back``. Asked to go part of the way back ("slightly too far, come back
 fifteen degrees"), it writes ``back`` alone, which undoes the whole move: ``back`` and
 one number, with no side or center, goes that many degrees back (``by``).
+
+Asked for a position with a side and no center ("pan the camera to 40 degrees right",
+"na posição de 45 graus à direita"), the model writes a turn (``right: 40``): a number
+right after "to", "at", "auf", "sur", "para" or "position" is where to point, on that
+side of center. Asked to turn on ("25 degrees further right", "another 15 to the
+left"), it wrote ``right_of_center: 25``: "further", "more", "another", "again" make it
+a turn.
 """
 
 from __future__ import annotations
@@ -51,6 +58,39 @@ _BACK = re.compile(
 )
 
 
+_TO_NUMBER = re.compile(
+    r"\b(?:to|at|auf|sur|para|posicao\s+de|posicion\s+de|posizione\s+di|position(?:\s+of)?)"
+    r"\s+(\d+(?:[.,]\d+)?)"
+)
+_ON = re.compile(
+    r"\b(?:further|farther|more|another|again|weiter|noch|encore|ancora|otros?|otra|mas|"
+    r"outros?|mais)\b"
+)
+_SIDES = {"left": "left_of_center", "right": "right_of_center"}
+
+
+def position_as_said(arguments: dict[str, Any], request: str) -> dict[str, Any] | None:
+    """A turn as the position on its side of center where the request says "to N" (or
+    "at N", "position N") of that same N, without "more" or "further"; a position from
+    center as the turn where the request says "more" or "further" of it; ``None``: as
+    the model wrote them."""
+    meant = {k: v for k, v in arguments.items() if v not in (None, False, 0)}
+    if len(meant) != 1:
+        return None
+    ((name, value),) = meant.items()
+    if isinstance(value, bool) or not isinstance(value, int | float) or value < 0:
+        return None
+    folded = fold(request)
+    if _CENTER.search(folded) or _NEGATIVE.search(folded):
+        return None
+    onward = bool(_ON.search(folded))
+    if name in _SIDES and not onward:
+        said = [float(m.group(1).replace(",", ".")) for m in _TO_NUMBER.finditer(folded)]
+        return {_SIDES[name]: value} if said == [value] else None
+    turns = {v: k for k, v in _SIDES.items()}
+    return {turns[name]: value} if name in turns and onward else None
+
+
 def as_said(*, lowest: float, highest: float) -> Reread:
     """The servo's reread for a servo whose ends are ``lowest`` and ``highest``: a
     signed turn (:func:`turn_as_said`), an end (:func:`end_as_said`), then the center
@@ -60,7 +100,8 @@ def as_said(*, lowest: float, highest: float) -> Reread:
         turned = turn_as_said(arguments, request)
         ended = end_as_said(turned or arguments, request, lowest=lowest, highest=highest)
         placed = placed_as_said(ended or turned or arguments, request) or ended or turned
-        return part_back_as_said(placed or arguments, request) or placed
+        sided = position_as_said(placed or arguments, request) or placed
+        return part_back_as_said(sided or arguments, request) or sided
 
     return reread
 

@@ -109,10 +109,26 @@ def test_absolute_and_relative_moves_with_clamping_reported() -> None:
     assert run_tool(executor, "servo", left=15)["result"] == {"angle": 30}
     over = run_tool(executor, "servo", right=75)["result"]
     assert over == {"angle": 90, "note": "clamped to 90 (asked 105)"}
-    under = run_tool(executor, "servo", angle=-200)["result"]
-    assert under == {"angle": -90, "note": "clamped to -90 (asked -200)"}
-    assert backend.history == [45, 30, 90, -90]
+    run_tool(executor, "servo", angle=-60)
+    under = run_tool(executor, "servo", left=100)["result"]
+    assert under == {"angle": -90, "note": "clamped to -90 (asked -160)"}
+    assert backend.history == [45, 30, 90, -60, -90]
     assert run_tool(executor, "servo_state")["result"] == {"angle": -90}
+
+
+def test_a_position_off_the_range_or_a_turn_longer_than_it_moves_nothing() -> None:
+    # "spin the camera round so it faces the moon" came as angle 180: clamped, the
+    # servo went to its end for a request it cannot serve.
+    backend = MockServo()
+    executor = executor_for(backend)
+    run_tool(executor, "servo", angle=10)
+    moon = run_tool(executor, "servo", angle=180)
+    assert moon["ok"] is False
+    assert "only from -90 to 90 degrees (0 = center), not 180; nothing moved" in moon["error"]
+    assert run_tool(executor, "servo", left_of_center=120)["ok"] is False
+    spins = run_tool(executor, "servo", right=1080)
+    assert "at most 180 degrees end to end, not 1080" in spins["error"]
+    assert backend.history == [10]
 
 
 def test_back_undoes_the_last_move_and_again_redoes_it() -> None:
@@ -296,8 +312,8 @@ def test_answers_state_only_what_the_result_says() -> None:
     assert servo.answer is not None and state.answer is not None
     assert servo.answer(controller.servo(left=30)) == "The servo is now at -30°."
     assert servo.answer(controller.servo(right=12.5)) == "The servo is now at -17.5°."
-    assert servo.answer(controller.servo(angle=120)) == (
-        "The servo is now at 90°; clamped to 90 (asked 120)."
+    assert servo.answer(controller.servo(right=120)) == (
+        "The servo is now at 90°; clamped to 90 (asked 102.5)."
     )
     assert state.answer(controller.servo_state()) == "The servo is at 90°."
     backend.angle = None  # a real servo before its first move
@@ -381,6 +397,19 @@ def test_plugin_registers_tools_and_closes_the_backend() -> None:
         ({"back": True}, "back 30 to the left", None),
         ({"back": True}, "back to -30", None),
         ({"back": True}, "back 10 or 20 degrees", None),
+        # "to N" with a side is a position on that side; "more"/"further" a turn.
+        ({"right": 40}, "pan the camera to 40 degrees right", {"right_of_center": 40}),
+        ({"left": 40}, "turn the camera to 40 degrees left", {"left_of_center": 40}),
+        (
+            {"right": 45},
+            "coloca a câmera na posição de 45 graus à direita",
+            {"right_of_center": 45},
+        ),
+        ({"right": 40}, "turn it 40 degrees to the right", None),
+        ({"right": 30}, "now 30 more to the right, to 40 degrees", None),
+        ({"right_of_center": 25}, "ok shift the camera 25 degrees further right", {"right": 25}),
+        ({"left_of_center": 15}, "another 15 to the left", {"left": 15}),
+        ({"right_of_center": 15}, "set the cam to 15 degrees right of center", None),
     ],
 )
 def test_a_turn_or_an_end_the_request_names_is_read_again(
