@@ -30,7 +30,8 @@ from edgeagent_led.strip import color_as_said
 _N = r"(\d+(?:[.,]\d+)?)"
 _HALF = re.compile(
     r"\bhalf\s+as\s+bright|\bhalve\b|\bhalf\s+(?:of\s+)?(?:what\s+it\s+is|the\s+current|"
-    r"its\s+current|of\s+now)|\bhalb\s+so\s+hell|\bdeux\s+fois\s+moins|\bla\s+mitad\s+de\s+"
+    r"its\s+current|of\s+now)|\b(?:by|in)\s+half\b|\bhalf\s+again\b|\bum\s+die\s+halfte|"
+    r"\bde\s+moitie|\bdella\s+meta|\bpela\s+metade|\bhalb\s+so\s+hell|\bdeux\s+fois\s+moins|\bla\s+mitad\s+de\s+"
     r"(?:brillo|luz)|\bmeta\s+(?:della\s+)?luminosita"
 )
 _DOUBLE = re.compile(

@@ -242,6 +242,10 @@ def test_a_colour_the_request_names_in_another_language_is_read_again(
         ({"brightness": 30}, "make it 15 percent dimmer", 25),
         ({"brightness": 90}, "bump it up by 80", 100),  # capped
         ({"brightness": 90}, "reduce it by 60", 1),  # floored: dim, never off
+        ({"brightness": 50}, "dim the strip by half, my eyes", 20),
+        ({"brightness": 50}, "cut the brightness in half", 20),
+        ({"brightness": 10}, "and half again", 20),
+        ({"brightness": 50}, "reduz o brilho pela metade", 20),
         ({"color": "white", "brightness": 100}, "plain white, same brightness", "kept"),
         # An end: the end.
         ({"color": "orange", "brightness": 10}, "lamp: orange, dimmest setting", 1),
