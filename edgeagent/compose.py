@@ -247,6 +247,8 @@ class _Grammars(NamedTuple):
     """A refusal's second look: a call of a titled tool."""
     recheck_without: Mapping[str, str] = MappingProxyType({})
     """The second look asked again without one titled read tool, by its name."""
+    act: str | None = None
+    """A forced call of an acting tool: after a read the request then acts on."""
 
 
 def build_agent(
@@ -341,7 +343,13 @@ def build_agent(
             grammar = build_tool_grammar(
                 shown, open_marker=opener, close_marker=closer, calls_first=True
             )
-        return _Grammars(grammar, call_grammar, recheck_grammar, recheck_without)
+        actors = [t for t in shown if t.kind is ToolKind.ACT and t.name != DECLINE]
+        act_grammar = None
+        if actors:
+            act_grammar = build_tool_grammar(
+                actors, open_marker=opener, close_marker=closer, require_call=True
+            )
+        return _Grammars(grammar, call_grammar, recheck_grammar, recheck_without, act_grammar)
 
     def native_for(shown: Sequence[Tool]) -> list[dict[str, Any]] | None:
         # [llm.http] native_tools: the schemas go to the server as well as in the prompt.
@@ -370,6 +378,7 @@ def build_agent(
             call_grammar=grammars.call,
             recheck_grammar=grammars.recheck,
             recheck_without=grammars.recheck_without,
+            act_grammar=grammars.act,
             native_tools=None if native is None else tuple(native),
         )
 
@@ -410,6 +419,7 @@ def build_agent(
         call_grammar=grammars.call,
         recheck_grammar=grammars.recheck,
         recheck_without=grammars.recheck_without,
+        act_grammar=grammars.act,
         decline=offers_decline,
         check_target=config.agent.check_target,
         selector=selector,

@@ -89,6 +89,7 @@ class Agent:
         call_grammar: str | None = None,
         recheck_grammar: str | None = None,
         recheck_without: Mapping[str, str] | None = None,
+        act_grammar: str | None = None,
         decline: bool = False,
         check_target: bool = False,
         selector: ToolSelector | None = None,
@@ -116,6 +117,8 @@ class Agent:
         """Admits exactly one call of a titled tool: a refusal's second look."""
         self.recheck_without = dict(recheck_without or {})
         """The second look's grammar without one titled read tool, by its name."""
+        self.act_grammar = act_grammar
+        """Admits exactly one call of an acting tool: after a read the request acts on."""
         self.decline = decline
         """The model may answer with a ``decline`` call (edgeagent.agent.decline)."""
         self.check_target = check_target
@@ -171,6 +174,7 @@ class Agent:
         call_grammar = self.call_grammar if turn is None else turn.call_grammar
         recheck = self.recheck_grammar if turn is None else turn.recheck_grammar
         without = self.recheck_without if turn is None else turn.recheck_without
+        act_grammar = self.act_grammar if turn is None else turn.act_grammar
         if not self.check_target:
             recheck = None  # a second look is safe only with the checks before a call
         # A prompt cannot carry template control tokens either (llama.cpp tokenizes
@@ -202,6 +206,7 @@ class Agent:
                 conversation,
                 trusted=acted(records),
                 meter=meter,
+                grammar=act_grammar if read_first is not None else None,
                 hold_refusal=bool(recheck) and not records,
                 quiet=(mend and not mended) or read_first is not None,
             )
@@ -407,7 +412,9 @@ class Agent:
                 and then_acts(step_records, self.executor.registry, _current_prompt(conversation))
             ):
                 # "take a third of that and use it as the brightness": the read is half
-                # of it; the model sees its result and may act (.answer.then_acts).
+                # of it; the model sees its result and, where the engine has a grammar,
+                # must call an acting tool (.answer.then_acts). Measured without: it
+                # wrote the read's answer again ("4 * 10 = 40").
                 log.info("the request acts on what it read; one more step")
                 read_first = built
                 continue

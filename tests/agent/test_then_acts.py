@@ -62,13 +62,14 @@ class Script(StubLLM):
         yield self.replies.pop(0)
 
 
-def turn(script: Script, strip: Strip, prompt: str) -> list[Any]:
+def turn(script: Script, strip: Strip, prompt: str, *, act_grammar: str | None = None) -> list[Any]:
     tools = [*tools_from(strip, plugin="led"), *tools_from(Calc(), plugin="math")]
     agent = Agent(
         llm=script,  # type: ignore[arg-type]
         executor=ToolExecutor(ToolRegistry(tools)),
         call_format=get_call_format("fence"),
         system_prompt="sys",
+        act_grammar=act_grammar,
     )
 
     async def go() -> list[Any]:
@@ -89,6 +90,14 @@ def test_a_computed_brightness_is_set_after_the_computation() -> None:
     answer = final(turn(script, strip, "now take a third of 90 and use it as the brightness"))
     assert strip.set == [30]
     assert answer.text == "= 30\nThe strip is now at 30%."
+
+
+def test_with_a_grammar_the_step_after_the_computation_must_call_an_acting_tool() -> None:
+    strip = Strip()
+    script = Script(fence("math", expression="4 * 10"), fence("led", brightness=40))
+    answer = final(turn(script, strip, "put the light at that many times ten", act_grammar="act"))
+    assert [r.grammar for r in script.requests] == [None, "act"]
+    assert strip.set == [40] and answer.text == "= 40\nThe strip is now at 40%."
 
 
 def test_a_computation_the_model_then_only_talks_about_keeps_its_built_answer() -> None:
