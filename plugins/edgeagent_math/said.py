@@ -8,6 +8,10 @@ tool writes the formula itself where the model's gives another value.
 Asked "what is 12.5% of 2048", it wrote ``12.5 * 2048``: the percent sign dropped. A
 request that names one percentage of a number, where the model's expression gives
 their plain product, is that percentage.
+
+Asked "take 2381 off that number" after 2401, it wrote ``2381 - 2401``: the request
+names what comes off, so ``N - X`` is ``X - N``. Asked "convert minus 3 celsius", it
+wrote ``3 * 9 / 5 + 32``: "minus" before a temperature is its sign.
 """
 
 from __future__ import annotations
@@ -18,7 +22,8 @@ from typing import Any
 from edgeagent.plugin import ToolError, fold
 from edgeagent_math.evaluator import evaluate
 
-_NUMBER = r"(-?\d+(?:[.,]\d+)?)"
+_NUMBER = r"((?:-|(?:minus|menos|moins|meno|negative|negativ)\s+)?\d+(?:[.,]\d+)?)"
+_SIGN = re.compile(r"^(?:minus|menos|moins|meno|negative|negativ)\s+")
 _DEGREES = r"\s*(?:°|º|degrees?|grados?|grad|degres?|gradi)?\s*"
 _F = r"(?:f|fahrenheit)\b"
 _C = r"(?:c|celsius|centigrade|centigrados?)\b"
@@ -32,9 +37,31 @@ _PERCENT_OF = re.compile(
 )
 
 
+_OFF = re.compile(
+    r"\b(?:take|subtract|knock|minus)\s+(\d+(?:\.\d+)?)\s+(?:off|from|away\s+from)\s+"
+    r"(?:that|it|this|the\s+(?:result|answer|number|total))\b"
+)
+_DIFFERENCE = re.compile(r"^\s*(\d+(?:\.\d+)?)\s*-\s*(\d+(?:\.\d+)?)\s*$")
+
+
 def as_said(arguments: dict[str, Any], request: str) -> dict[str, Any] | None:
-    """The ``math`` tool's reread: a temperature conversion, else a percentage."""
-    return conversion_as_said(arguments, request) or percent_as_said(arguments, request)
+    """The ``math`` tool's reread: a temperature conversion, a percentage, or what
+    comes off an earlier result."""
+    return (
+        conversion_as_said(arguments, request)
+        or percent_as_said(arguments, request)
+        or difference_as_said(arguments, request)
+    )
+
+
+def difference_as_said(arguments: dict[str, Any], request: str) -> dict[str, Any] | None:
+    """``X - N`` where the model wrote ``N - X`` and the ``request`` says to take N off
+    an earlier result ("take 89 off that"); ``None``: as the model wrote them."""
+    taken = [m.group(1) for m in _OFF.finditer(fold(request))]
+    found = _DIFFERENCE.match(str(arguments.get("expression", "")))
+    if len(taken) != 1 or found is None or found.group(1) != taken[0]:
+        return None
+    return {**arguments, "expression": f"{found.group(2)} - {found.group(1)}"}
 
 
 def percent_as_said(arguments: dict[str, Any], request: str) -> dict[str, Any] | None:
@@ -59,9 +86,9 @@ def conversion_as_said(arguments: dict[str, Any], request: str) -> dict[str, Any
     names, where the model's gives another value; ``None``: as the model wrote them."""
     folded = fold(request)
     if match := _F_TO_C.search(folded):
-        expression = f"({match.group(1).replace(',', '.')} - 32) * 5 / 9"
+        expression = f"({_signed(match.group(1))} - 32) * 5 / 9"
     elif match := _C_TO_F.search(folded):
-        expression = f"{match.group(1).replace(',', '.')} * 9 / 5 + 32"
+        expression = f"{_signed(match.group(1))} * 9 / 5 + 32"
     else:
         return None
     try:
@@ -70,3 +97,8 @@ def conversion_as_said(arguments: dict[str, Any], request: str) -> dict[str, Any
     except (ToolError, ValueError, TypeError):
         pass  # the model's expression does not evaluate: the request's is what was meant
     return {**arguments, "expression": expression}
+
+
+def _signed(number: str) -> str:
+    """ "minus 3" -> "-3", "2,5" -> "2.5"."""
+    return _SIGN.sub("-", number).replace(",", ".")

@@ -311,6 +311,12 @@ def test_answer_is_the_expression_and_its_value(expression: str, answer: str) ->
         ("640 * 0.15", "what's 15% of 640", None, None),
         ("15 * 80 + 3", "15% of 80, plus 3", None, None),
         ("10 * 50", "10% of 50 or 20% of 40?", None, None),
+        # A sign said as a word; what comes off an earlier result, taken the wrong way.
+        ("3 * 9 / 5 + 32", "convert minus 3 celsius to fahrenheit", "-3 * 9 / 5 + 32", 26.6),
+        ("2381 - 2401", "take 2381 off that number", "2401 - 2381", 20),
+        ("89 - 1200", "take 89 off that", "1200 - 89", 1111),
+        ("1200 - 89", "take 89 off that", None, None),
+        ("89 - 1200", "what is 89 minus 1200", None, None),
     ],
 )
 def test_a_temperature_conversion_or_percentage_the_request_names_is_written_by_the_tool(
