@@ -30,6 +30,7 @@ from edgeagent.agent.events import (
     ToolCallEvent,
     ToolResultEvent,
 )
+from edgeagent.agent.follow_up import asked_again
 from edgeagent.agent.mend import mendable
 from edgeagent.agent.meter import TurnMeter
 from edgeagent.agent.numerals import as_digits
@@ -219,6 +220,18 @@ class Agent:
                 else:
                     raw = event
             parsed = self.call_format.parse(raw)
+            followed = False  # the call is the last turn's read, asked again (.follow_up)
+            if not parsed.calls and not parsed.errors and not records and self.check_target:
+                asked = await asked_again(
+                    conversation,
+                    request=_current_prompt(conversation),
+                    call_format=self.call_format,
+                    checks=self.checks,
+                )
+                if asked is not None:
+                    log.info("model answered a follow-up itself; asking %s again", asked.name)
+                    raw = self.call_format.render_call([asked])
+                    parsed, followed = self.call_format.parse(raw), True
             shown = None if conversation.selection is None else conversation.selection.names
             if (
                 not parsed.calls
@@ -258,7 +271,7 @@ class Agent:
                 guessed = self.checks.made_up(fresh, said=_said(conversation))
                 if fresh and not looked.errors and not repeats and guessed is None:
                     raw, parsed = again, looked
-            checked = False  # the calls are a second look's, which its checks passed
+            checked = followed  # the calls are a second look's, which its checks passed
             if (
                 recheck
                 and not records
