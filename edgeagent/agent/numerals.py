@@ -10,12 +10,12 @@ Single words under 10 stay words ("turn on one light"), as do ordinals under 10.
 
 The language is not guessed: each language's conversion runs in turn, and the few
 words that are a number in one language and a plain word in another ("once", "elf",
-"cent") are left as written. A percent said in words ("per cento", "pour cent", "por
-ciento") becomes ``%``, which would otherwise read as "per 100". Between two numbers,
-Spanish "por" and Italian "per" are times ("siete por ocho por nueve" ran as
-``7 / 8 * 9``, "novecentonovantanove per tre" as ``999 / 3``): they become ``*``, and
-so do the numbers either side, in digits; "diviso per 2" (divided by) has no number
-before "per" and stays.
+"cent"), or in the same one ("sei"), are left as written. A percent said in words
+("per cento", "pour cent", "por ciento") becomes ``%``, which would otherwise read as
+"per 100". Between two numbers, Spanish "por" and Italian "per" are times ("siete por
+ocho por nueve" ran as ``7 / 8 * 9``, "novecentonovantanove per tre" as ``999 / 3``):
+they become ``*``, and so do the numbers either side, in digits; "diviso per 2"
+(divided by) has no number before "per" and stays.
 """
 
 from __future__ import annotations
@@ -27,9 +27,10 @@ from text_to_num import alpha2digit
 LANGUAGES = ("en", "de", "fr", "es", "it", "pt")
 THRESHOLD = 10
 """A lone number word below this stays a word (text2num's ``threshold``)."""
-HOMOGRAPHS = ("once", "elf", "cent")
+HOMOGRAPHS = ("once", "elf", "cent", "sei")
 """Number words of one language that are plain words of another (English "once" is
-Spanish 11): never converted."""
+Spanish 11), or of their own (Italian "sei", six and "you are": "sei un tesoro" read
+"6 1 tesoro", and the model answered that): never converted."""
 _PERCENT = re.compile(r"\b(?:per|pour|por)\s+(?:cento|cent|ciento)\b", re.IGNORECASE)
 _KEPT = re.compile(r"\b(" + "|".join(HOMOGRAPHS) + r")\b", re.IGNORECASE)
 _TIMES = re.compile(r"[^\W_]+(?:\s+(?:per|por)\s+[^\W_]+)+", re.IGNORECASE)

@@ -27,6 +27,7 @@ from tests.agent.scripted_agent import call, make_agent, run_turn
         ("sei bravo, metti il led blu", "sei bravo, metti il led blu"),
         ("turn it on once, wait a second", "turn it on once, wait a second"),
         ("the elf on the shelf costs a cent", "the elf on the shelf costs a cent"),
+        ("perfetto, grazie! sei un tesoro", "perfetto, grazie! sei un tesoro"),
         ("show the first line", "show the first line"),
         ("what is 15% of 200", "what is 15% of 200"),
         # Spanish "por" and Italian "per" between numbers are times, not "divided by".
