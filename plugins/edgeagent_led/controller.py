@@ -143,7 +143,11 @@ class LedController:
                 result["effect"] = f"{effect} for {self.effect_s:g} s"
             return result
 
-    @tool(kind="read", answer=led_state_answer)
+    @tool(
+        kind="read",
+        answer=led_state_answer,
+        title="whether the LED strip is on, and its color and brightness now",
+    )
     def led_state(self) -> dict[str, Any]:
         """Read the LED strip (on, color, brightness)."""
         return self.state().summary()

@@ -160,7 +160,10 @@ class ServoController:
             result["note"] = f"clamped to {_tidy(clamped)} (asked {_tidy(target)})"
         return result
 
-    @tool(kind="read", answer=servo_state_answer)
+    # Titled so a refused "where's the camera looking right now?" gets a second look
+    # that may read it (two blind prompt sets), and a call for "did I leave the iron
+    # on?" faces the topic question.
+    @tool(kind="read", answer=servo_state_answer, title="where the camera points now")
     def servo_state(self) -> dict[str, Any]:
         """Read the servo angle."""
         with self._lock.held():
