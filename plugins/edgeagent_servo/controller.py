@@ -163,7 +163,11 @@ class ServoController:
     # Titled so a refused "where's the camera looking right now?" gets a second look
     # that may read it (two blind prompt sets), and a call for "did I leave the iron
     # on?" faces the topic question.
-    @tool(kind="read", answer=servo_state_answer, title="where the camera points now")
+    @tool(
+        kind="read",
+        answer=servo_state_answer,
+        title="the camera servo now: its angle, where it points",
+    )
     def servo_state(self) -> dict[str, Any]:
         """Read the servo angle."""
         with self._lock.held():
