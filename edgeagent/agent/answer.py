@@ -87,6 +87,23 @@ def text_answer(
     return answer
 
 
+def unrepeated(text: str, *, prompt: str, earlier: Sequence[str]) -> str:
+    """``text``, or where it is one of the conversation's ``earlier`` answers again in a
+    turn where no call succeeded, an answer that names this request.
+
+    Measured in blind prompt sets: "print it out for me" got the log lines of an
+    earlier answer again, "snap a pic of the feeder" the refusal of the turn before,
+    word for word: a stale value, or a refusal of another request. A refusal stays one,
+    naming the request it refuses; anything else did not understand it."""
+    if not honesty.repeats(text, earlier):
+        return text
+    log.info("answer repeats an earlier one of the conversation: %r", text[:120])
+    asked = " ".join(prompt.split())
+    if honesty.refuses(text):
+        return f'{text.strip().rstrip(".")} ("{asked}").'
+    return f'Sorry, I did not understand "{asked}". Could you say it another way?'
+
+
 # Asking a device to do something: "use it as the brightness", "set the lamp to that",
 # "put the light at that many times ten", "point the camera that many degrees right".
 _ACT_VERB = re.compile(

@@ -155,6 +155,13 @@ def echoes(text: str, *, instructions: str, prompt: str) -> bool:
     return False
 
 
+def repeats(text: str, earlier: Sequence[str]) -> bool:
+    """True when ``text`` (of :data:`MIN_ECHO_CHARS` or more) is one of the ``earlier``
+    answers again, word for word."""
+    said = _norm(text)
+    return len(said) >= MIN_ECHO_CHARS and any(said == _norm(e) for e in earlier)
+
+
 def copies_example(text: str, *, prompt: str, examples: Sequence[Message]) -> bool:
     """True when ``text`` repeats the answer of one of ``examples`` (the primer's worked
     turns) to a different request: "none of my tools can water plants" for "who won the

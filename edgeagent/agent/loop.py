@@ -17,7 +17,14 @@ from collections.abc import AsyncGenerator, AsyncIterator, Mapping, Sequence
 from typing import Any
 
 from edgeagent.agent import honesty
-from edgeagent.agent.answer import acted, built_answer, failed_to_act, text_answer, then_acts
+from edgeagent.agent.answer import (
+    acted,
+    built_answer,
+    failed_to_act,
+    text_answer,
+    then_acts,
+    unrepeated,
+)
 from edgeagent.agent.checks import SideChecks
 from edgeagent.agent.context import Conversation, fit_context
 from edgeagent.agent.decline import NAME as DECLINE
@@ -61,6 +68,13 @@ def _said(conversation: Conversation) -> str:
     """Everything the user said in this conversation (the primer's examples excluded)."""
     kept = conversation.messages[conversation.kept :]
     return "\n".join(str(m["content"]) for m in kept if m["role"] == "user")
+
+
+def _reword_last(conversation: Conversation, text: str, said: str) -> None:
+    """The turn's answer ``text`` as ``said`` in the history, where it is there."""
+    last = conversation.messages[-1]
+    if last["role"] == "assistant" and last["content"] == sanitize(text):
+        conversation.messages[-1] = {"role": "assistant", "content": sanitize(said)}
 
 
 def _describe_call(call: ToolCall) -> str:
@@ -150,9 +164,19 @@ class Agent:
         carries the turn's figures (``stats``)."""
         await self.stop_reading_ahead()
         meter = TurnMeter()
+        earlier = [
+            str(m["content"])
+            for m in conversation.messages[conversation.kept :]
+            if m["role"] == "assistant"
+        ]
         stream = self._turn(prompt, conversation=conversation, frontend=frontend, meter=meter)
         async with contextlib.aclosing(stream):
             async for event in stream:
+                if isinstance(event, FinalAnswer) and not acted(event.tool_calls):
+                    said = unrepeated(event.text, prompt=prompt, earlier=earlier)
+                    if said != event.text:
+                        _reword_last(conversation, event.text, said)
+                        event = dataclasses.replace(event, text=said)
                 if isinstance(event, FinalAnswer | ErrorEvent):
                     event = dataclasses.replace(event, stats=meter.stats())
                 yield event

@@ -1,0 +1,62 @@
+"""An answer that is an earlier answer of the conversation again, in a turn where no
+call succeeded: "print it out for me" got the log lines of the turn before, "snap a pic"
+the refusal of another request."""
+
+from __future__ import annotations
+
+import asyncio
+from typing import Any
+
+from edgeagent.agent.answer import unrepeated
+from edgeagent.agent.events import FinalAnswer
+from edgeagent.agent.loop import Agent
+from edgeagent.tools.calls import get_call_format
+from edgeagent.tools.executor import ToolExecutor
+from edgeagent.tools.registry import ToolRegistry
+from tests.agent.stub_llm import StubLLM
+
+REFUSAL = "I can't do that here: none of my tools can take photos."
+
+
+class Script(StubLLM):
+    def __init__(self, *replies: str) -> None:
+        self.replies = list(replies)
+
+    async def stream(self, request: Any) -> Any:
+        yield self.replies.pop(0)
+
+
+def test_a_refusal_said_again_names_the_request_it_refuses() -> None:
+    agent = Agent(
+        llm=Script(REFUSAL, REFUSAL),  # type: ignore[arg-type]
+        executor=ToolExecutor(ToolRegistry()),
+        call_format=get_call_format("fence"),
+        system_prompt="sys",
+    )
+
+    async def go() -> tuple[list[str], Any]:
+        talk = agent.new_conversation("s")
+        answers = []
+        for prompt in ("snap a pic of the feeder", "and a video?"):
+            events = [e async for e in agent.run(prompt, conversation=talk, frontend="cli")]
+            assert isinstance(events[-1], FinalAnswer)
+            answers.append(events[-1].text)
+        return answers, talk
+
+    answers, talk = asyncio.run(go())
+    assert answers == [REFUSAL, REFUSAL.rstrip(".") + ' ("and a video?").']
+    assert talk.messages[-1] == {"role": "assistant", "content": answers[-1]}
+
+
+def test_anything_else_said_again_did_not_understand_the_request() -> None:
+    log = "line 28: ok\nline 29: ok\nline 30: ok"
+    assert unrepeated(log, prompt="print it out for me", earlier=["hi", log]) == (
+        'Sorry, I did not understand "print it out for me". Could you say it another way?'
+    )
+
+
+def test_a_short_or_new_answer_stays() -> None:
+    assert unrepeated("You're welcome!", prompt="thanks", earlier=["You're welcome!"]) == (
+        "You're welcome!"
+    )
+    assert unrepeated(REFUSAL, prompt="snap a pic", earlier=["The strip is now red."]) == REFUSAL
