@@ -21,9 +21,12 @@ one number, with no side or center, goes that many degrees back (``by``).
 Asked for a position with a side and no center ("pan the camera to 40 degrees right",
 "na posição de 45 graus à direita"), the model writes a turn (``right: 40``): a number
 right after "to", "at", "auf", "sur", "para" or "position" is where to point, on that
-side of center. Asked to turn on ("25 degrees further right", "another 15 to the
-left"), it wrote ``right_of_center: 25``: "further", "more", "another", "again" make it
-a turn.
+side of center (its number, where the model wrote another). Asked to turn on ("25
+degrees further right", "another 15 to the left"), it wrote ``right_of_center: 25``:
+"further", "more", "another", "again" make it a turn.
+
+Asked "a little more, another ten the same way", it wrote ``left: 30``, the size of an
+earlier move: a turn's size is the one number the request names.
 """
 
 from __future__ import annotations
@@ -70,8 +73,8 @@ _SIDES = {"left": "left_of_center", "right": "right_of_center"}
 
 
 def position_as_said(arguments: dict[str, Any], request: str) -> dict[str, Any] | None:
-    """A turn as the position on its side of center where the request says "to N" (or
-    "at N", "position N") of that same N, without "more" or "further"; a position from
+    """A turn as the position N on its side of center where the request says "to N"
+    (or "at N", "position N") once, without "more" or "further"; a position from
     center as the turn where the request says "more" or "further" of it; ``None``: as
     the model wrote them."""
     meant = {k: v for k, v in arguments.items() if v not in (None, False, 0)}
@@ -86,9 +89,31 @@ def position_as_said(arguments: dict[str, Any], request: str) -> dict[str, Any] 
     onward = bool(_ON.search(folded))
     if name in _SIDES and not onward:
         said = [float(m.group(1).replace(",", ".")) for m in _TO_NUMBER.finditer(folded)]
-        return {_SIDES[name]: value} if said == [value] else None
+        return {_SIDES[name]: said[0]} if len(said) == 1 else None
     turns = {v: k for k, v in _SIDES.items()}
     return {turns[name]: value} if name in turns and onward else None
+
+
+def size_as_said(arguments: dict[str, Any], request: str) -> dict[str, Any] | None:
+    """A turn (``left``, ``right`` or ``by``) of the size the request names, where it
+    names one number and no center or sign and the model wrote another size; ``None``:
+    as the model wrote them."""
+    meant = {k: v for k, v in arguments.items() if v not in (None, False, 0)}
+    if len(meant) != 1:
+        return None
+    ((name, value),) = meant.items()
+    if name not in ("left", "right", "by") or not isinstance(value, int | float):
+        return None
+    folded = fold(request)
+    numbers = re.findall(r"\d+(?:[.,]\d+)?", folded)
+    if len(numbers) != 1 or _CENTER.search(folded) or _NEGATIVE.search(folded):
+        return None
+    if _TO_NUMBER.search(folded) and not _ON.search(folded):
+        return None  # "to 45 on the left": a position
+    size = float(numbers[0].replace(",", "."))
+    if not size or size == abs(value):
+        return None
+    return {**arguments, name: size if value > 0 else -size}
 
 
 def as_said(*, lowest: float, highest: float) -> Reread:
@@ -101,7 +126,8 @@ def as_said(*, lowest: float, highest: float) -> Reread:
         ended = end_as_said(turned or arguments, request, lowest=lowest, highest=highest)
         placed = placed_as_said(ended or turned or arguments, request) or ended or turned
         sided = position_as_said(placed or arguments, request) or placed
-        return part_back_as_said(sided or arguments, request) or sided
+        sized = size_as_said(sided or arguments, request) or sided
+        return part_back_as_said(sized or arguments, request) or sized
 
     return reread
 

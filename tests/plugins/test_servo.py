@@ -372,7 +372,7 @@ def test_plugin_registers_tools_and_closes_the_backend() -> None:
         ({"right": 20}, "tourne la caméra tout à droite", {"angle": 90}),
         ({"left": 5}, "ruota la telecamera tutto a sinistra", {"angle": -90}),
         # A number says where; "further" is no end; both ends, or already there.
-        ({"left": 20}, "all the way to 45 on the left", None),
+        ({"left": 20}, "all the way to 45 on the left", {"left_of_center": 45.0}),
         ({"left": 20}, "a bit further left", None),
         ({"left": 5}, "tourne tout doucement à gauche", None),
         ({"left": 10}, "go far left then far right", None),
@@ -399,6 +399,7 @@ def test_plugin_registers_tools_and_closes_the_backend() -> None:
         ({"back": True}, "back 10 or 20 degrees", None),
         # "to N" with a side is a position on that side; "more"/"further" a turn.
         ({"right": 40}, "pan the camera to 40 degrees right", {"right_of_center": 40}),
+        ({"right": 30}, "pan the camera to 40 degrees right", {"right_of_center": 40}),
         ({"left": 40}, "turn the camera to 40 degrees left", {"left_of_center": 40}),
         (
             {"right": 45},
@@ -410,6 +411,12 @@ def test_plugin_registers_tools_and_closes_the_backend() -> None:
         ({"right_of_center": 25}, "ok shift the camera 25 degrees further right", {"right": 25}),
         ({"left_of_center": 15}, "another 15 to the left", {"left": 15}),
         ({"right_of_center": 15}, "set the cam to 15 degrees right of center", None),
+        # A turn's size is the one number the request names.
+        ({"left": 30}, "a little more, another 10 the same way", {"left": 10.0}),
+        ({"by": -30}, "by 20 more", {"by": -20.0}),
+        ({"left": 30, "right": 0}, "10 more", {"left": 10.0, "right": 0}),
+        ({"left": 30}, "another 10, then 20 more", None),
+        ({"left": 30}, "left a bit more", None),
     ],
 )
 def test_a_turn_or_an_end_the_request_names_is_read_again(
