@@ -7,7 +7,7 @@ the call. Here each question is asked alone for requests written for this benchm
 (none of them is in bench/prompts/), and so is the pair, as the agent asks it; and so
 is ``topic_request_last``, tried as the only question on 2026-11-26 and not kept:
 
-    .venv/bin/python bench/side_questions.py
+    .venv/bin/python bench/side_questions.py [--follow-ups]
 
 It prints, per device, the real requests let through and the absent-device requests
 refused; then, for a read tool's call on a refusal's second look (the topic question,
@@ -18,6 +18,7 @@ them refused. Greedy, so the figures repeat exactly on the same model and machin
 from __future__ import annotations
 
 import asyncio
+import sys
 import time
 from collections.abc import Callable
 from pathlib import Path
@@ -94,6 +95,94 @@ ABSENT_MORE = [
     "pan the security camera in the garage left", "brew coffee at 90 degrees",
 ]  # fmt: skip
 
+# Follow-ups (2026-11-27): a request after an earlier one that used the device, written
+# for this benchmark. Blind prompt sets had "now 30 back the other way" and "make them
+# crimson" refused by the capability question, asked without the earlier request.
+LED_FOLLOW_UPS = [
+    ("turn the lamp blue", "now make them scarlet"),
+    ("set the strip to 60 percent", "hmm, lower it to a quarter"),
+    ("lights on please", "salmon would be nice"),
+    ("make the lamp orange", "and drop the glow to 15"),
+    ("strip to green", "actually go with olive"),
+    ("set the lights to warm white", "brighter, like 90"),
+    ("lamp to purple", "try plum instead"),
+    ("turn the strip red", "a touch dimmer, 40%"),
+]
+SERVO_FOLLOW_UPS = [
+    ("pan the camera 20 degrees left", "now 40 the opposite way"),
+    ("point the camera at 30", "and 15 more"),
+    ("turn the camera right 10 degrees", "keep going, another 25"),
+    ("camera to the centre", "swing over to 50 on the right"),
+    ("rotate the servo left 30", "undo that"),
+    ("aim the camera at -20", "shift it 10 back"),
+    ("look left 15 degrees", "same again"),
+    ("point the camera straight ahead", "now hard left"),
+]
+ABSENT_FOLLOW_UPS = [
+    (LED, "turn the lamp blue", "now switch the fan on too"),
+    (LED, "set the strip to 60 percent", "and lower the blinds to a quarter"),
+    (LED, "make the lights orange", "put the kettle on as well"),
+    (LED, "lights to 30%", "also set the heater to 22"),
+    (LED, "strip to green", "and the tv to channel 5"),
+    (LED, "lamp to purple", "make the speaker louder, 40%"),
+    (LED, "turn the strip red", "now the porch light, same colour"),
+    (LED, "lights on please", "and start the robot vacuum"),
+    (SERVO, "pan the camera 20 degrees left", "now open the garage door"),
+    (SERVO, "point the camera at 30", "and tilt the solar panel 15 more"),
+    (SERVO, "turn the camera right 10 degrees", "rotate the antenna the same way"),
+    (SERVO, "camera to the centre", "also lock the front door"),
+    (SERVO, "aim the camera at -20", "now turn the heating up by 2"),
+    (SERVO, "look left 15 degrees", "move the desk fan to face me"),
+    (SERVO, "rotate the servo left 30", "close the curtains halfway"),
+    (SERVO, "point the camera straight ahead", "and the doorbell cam 20 left"),
+]
+
+
+def with_earlier(question: Question, earlier: str) -> Question:
+    """``question`` with the earlier request of the conversation before the request."""
+
+    def asked(prompt: str, device: str) -> str:
+        text = question(prompt, device)
+        return text.replace("Request:", f'Earlier request: "{earlier}"\nRequest:', 1)
+
+    return asked
+
+
+async def follow_ups(checks: SideChecks) -> None:
+    """The table for follow-ups: the two questions as the agent asks them, without and
+    with the earlier request (``--follow-ups``)."""
+    variants: dict[str, Callable[[str], list[Question]]] = {
+        "as asked now": lambda earlier: [target_question, capability_question],
+        "the earlier request in both": lambda earlier: [
+            with_earlier(target_question, earlier),
+            with_earlier(capability_question, earlier),
+        ],
+        "the earlier request in the capability question": lambda earlier: [
+            target_question,
+            with_earlier(capability_question, earlier),
+        ],
+    }
+    cases = (
+        [(LED, e, r, True) for e, r in LED_FOLLOW_UPS],
+        [(SERVO, e, r, True) for e, r in SERVO_FOLLOW_UPS],
+        [(d, e, r, False) for d, e, r in ABSENT_FOLLOW_UPS],
+    )
+    print()
+    print("| questions | LED follow-ups run | servo follow-ups run | absent refused | wrong |")
+    print("|---|---:|---:|---:|---|")
+    for label, questions in variants.items():
+        cells, wrong = [], []
+        for group in cases:
+            right = 0
+            for device, earlier, request, want in group:
+                ran = await passes(checks, questions(earlier), request, device)
+                right += ran == want
+                if ran != want:
+                    wrong.append(request if ran else f"(refused) {request}")
+            cells.append(f"{right}/{len(group)}")
+        print(f"| {label} | {' | '.join(cells)} | {', '.join(wrong)} |", flush=True)
+
+
 # The shell wrappers' titles (config/tools.d) and requests that only read files or
 # change them: a read tool can serve the first kind, never the second.
 READERS = ["List directory", "Show a file", "Search files"]
@@ -146,12 +235,15 @@ async def main() -> int:
         ("first set", LED_REQUESTS, SERVO_REQUESTS, ABSENT),
         ("second set", LED_MORE, SERVO_MORE, ABSENT_MORE),
     )
-    print(
-        "| question | set | LED requests run | servo requests run | absent, LED refused "
-        "| absent, servo refused | let through | seconds |"
-    )
-    print("|---|---|---:|---:|---:|---:|---|---:|")
     try:
+        if "--follow-ups" in sys.argv:
+            await follow_ups(checks)
+            return 0
+        print(
+            "| question | set | LED requests run | servo requests run | absent, LED refused "
+            "| absent, servo refused | let through | seconds |"
+        )
+        print("|---|---|---:|---:|---:|---:|---|---:|")
         for label, questions in asked.items():
             for name, led, servo, absent in sets:
                 start = time.perf_counter()
