@@ -145,7 +145,7 @@ class SideChecks:
             rewritten.append(call)
         return rewritten
 
-    def unsaid(self, calls: Sequence[ToolCall], *, said: str) -> str | None:
+    def unsaid(self, calls: Sequence[ToolCall], *, said: str, request: str = "") -> str | None:
         """The first argument value of ``calls`` that no user message said (a word, a
         number, a file name; options such as ``-n`` and true/false aside), or ``None``.
 
@@ -157,12 +157,15 @@ class SideChecks:
         refusal stands.
 
         A file named by its stem counts as said: "show me notes" -> ``notes.txt``
-        (the shell reads a stem's only file as that file either way)."""
+        (the shell reads a stem's only file as that file either way). So does a value
+        the tool reads from the ``request`` itself (its ``reread`` of no arguments):
+        "che tempo fa a Bologna sabato?" -> ``day: "saturday"``."""
         heard = plain(said)
         numbers = {_number(n) for n in honesty.NUMBER.findall(said)}
         for call in calls:
+            read = self._read_from(call.name, request)
             for value in _leaves(call.arguments):
-                if isinstance(value, bool) or value is None:
+                if isinstance(value, bool) or value is None or value in read:
                     continue
                 if isinstance(value, int | float):
                     if _number(str(abs(value))) not in numbers:
@@ -172,6 +175,19 @@ class SideChecks:
                     if words and f" {words} " not in f" {heard} ":
                         return value
         return None
+
+    def _read_from(self, name: str, request: str) -> list[Any]:
+        """The values tool ``name`` reads from ``request`` by itself (its ``reread`` of
+        a call with no arguments); none when it has no reread or it fails."""
+        tool = self.registry.get(name) if request and name in self.registry else None
+        if tool is None or tool.reread is None:
+            return []
+        try:
+            read = tool.reread({}, request)
+        except Exception:
+            log.exception("%s: the reread hook failed", name)
+            return []
+        return list(_leaves(read)) if read else []
 
     async def instead(self, prompt: str, refused: str, *, session: str) -> ToolCall | None:
         """The call of the one other titled read tool that needs no arguments and that

@@ -71,7 +71,8 @@ async def second_look(
             return None
         checks, executor = turn.checks, turn.executor
         calls = [executor.resolve(ToolCall(c.name, c.arguments)) for c in parsed.calls]
-        if checks.made_up(calls, said=turn.said) or checks.unsaid(calls, said=turn.said):
+        unsaid = checks.unsaid(calls, said=turn.said, request=turn.prompt)
+        if checks.made_up(calls, said=turn.said) or unsaid:
             log.info("the %s look's call guesses a value; the refusal stands", attempt)
             return None
         if honesty.refuses_a_change(refusal) and all(

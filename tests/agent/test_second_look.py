@@ -13,6 +13,7 @@ from typing import Any
 import pytest
 
 from edgeagent.agent import honesty
+from edgeagent.agent.checks import SideChecks
 from edgeagent.agent.events import FinalAnswer, TextChunk
 from edgeagent.agent.loop import Agent
 from edgeagent.tools import tool, tools_from
@@ -468,3 +469,26 @@ def test_a_change_the_reader_question_lets_through_runs_the_read() -> None:
     model = Model(said=fence("ls", path="notes.txt"), forced="", side="yes", can="yes")
     run_turn(agent_for(model, files, wrapped=True), "which files did I add today?")
     assert files.listed[:1] == ["notes.txt"]
+
+
+def test_a_value_the_tool_reads_from_the_request_itself_is_said() -> None:
+    # "che tempo fa a Bologna sabato?", refused, came on a second look as day
+    # "saturday": the user said "sabato", which the weather's reread reads as saturday.
+    def day_said(arguments: dict[str, Any], request: str) -> dict[str, Any] | None:
+        return {**arguments, "day": "saturday"} if "sabato" in request else None
+
+    class Sky:
+        @tool
+        def weather(self, location: str, day: str = "today") -> str:
+            """Weather for a place and day."""
+            return "sun"
+
+    weather = dataclasses.replace(tools_from(Sky(), plugin="t")[0], reread=day_said)
+    model = Model(said="", forced="", side="")
+    checks = SideChecks(llm=model, registry=ToolRegistry([weather]))  # type: ignore[arg-type]
+    call = ToolCall("weather", {"location": "Bologna", "day": "saturday"})
+    prompt = "che tempo fa a Bologna sabato?"
+    assert checks.unsaid([call], said=prompt) == "saturday"
+    assert checks.unsaid([call], said=prompt, request=prompt) is None
+    monday = ToolCall("weather", {"location": "Bologna", "day": "monday"})
+    assert checks.unsaid([monday], said=prompt, request=prompt) == "monday"
