@@ -70,11 +70,22 @@ def _said(conversation: Conversation) -> str:
     return "\n".join(str(m["content"]) for m in kept if m["role"] == "user")
 
 
-def _reword_last(conversation: Conversation, text: str, said: str) -> None:
-    """The turn's answer ``text`` as ``said`` in the history, where it is there."""
-    last = conversation.messages[-1]
-    if last["role"] == "assistant" and last["content"] == sanitize(text):
-        conversation.messages[-1] = {"role": "assistant", "content": sanitize(said)}
+def _reword_last(conversation: Conversation, prompt: str, text: str, said: str) -> None:
+    """The answer ``text`` to ``prompt`` as ``said`` in the history, where the turn
+    left it there (a refusal by the checks leaves no trace of its turn)."""
+    starts = conversation.turn_starts()
+    messages = conversation.messages
+    if not starts or messages[starts[-1]]["content"] != _as_read(prompt):
+        return
+    last = messages[-1]
+    if len(messages) - 1 > starts[-1] and last == {"role": "assistant", "content": sanitize(text)}:
+        messages[-1] = {"role": "assistant", "content": sanitize(said)}
+
+
+def _as_read(prompt: str) -> str:
+    """A prompt as the model reads it in the history: control tokens out, its
+    spelled-out numbers as digits (.numerals)."""
+    return as_digits(sanitize(prompt, frame_tags=False))
 
 
 def _describe_call(call: ToolCall) -> str:
@@ -175,7 +186,7 @@ class Agent:
                 if isinstance(event, FinalAnswer) and not acted(event.tool_calls):
                     said = unrepeated(event.text, prompt=prompt, earlier=earlier)
                     if said != event.text:
-                        _reword_last(conversation, event.text, said)
+                        _reword_last(conversation, prompt, event.text, said)
                         event = dataclasses.replace(event, text=said)
                 if isinstance(event, FinalAnswer | ErrorEvent):
                     event = dataclasses.replace(event, stats=meter.stats())
@@ -205,7 +216,7 @@ class Agent:
         # A prompt cannot carry template control tokens either (llama.cpp tokenizes
         # contents as text, but the Hailo host tokenizer parses the rendered template);
         # its spelled-out numbers are read as digits (.numerals).
-        messages.append({"role": "user", "content": as_digits(sanitize(prompt, frame_tags=False))})
+        messages.append({"role": "user", "content": _as_read(prompt)})
         records: list[dict[str, Any]] = []
         failures: dict[str, str] = {}  # signature -> error, for the repeat guard
         mend = False  # the last step's read calls all failed, and one may be mended
@@ -295,7 +306,7 @@ class Agent:
                 guessed = self.checks.made_up(fresh, said=_said(conversation))
                 if fresh and not looked.errors and not repeats and guessed is None:
                     raw, parsed = again, looked
-            checked = followed  # the calls are a second look's, which its checks passed
+            checked = followed  # the calls passed their checks (a follow-up's, a second look's)
             if (
                 recheck
                 and not records

@@ -60,3 +60,26 @@ def test_a_short_or_new_answer_stays() -> None:
         "You're welcome!"
     )
     assert unrepeated(REFUSAL, prompt="snap a pic", earlier=["The strip is now red."]) == REFUSAL
+
+
+def test_a_repeat_in_a_turn_that_left_no_trace_rewrites_no_earlier_answer() -> None:
+    # The checks' refusals delete their turn from the history: the last assistant
+    # message is then an earlier turn's, which must stay as it was.
+    from edgeagent.agent.loop import _reword_last
+
+    agent = Agent(
+        llm=Script(),  # type: ignore[arg-type]
+        executor=ToolExecutor(ToolRegistry()),
+        call_format=get_call_format("fence"),
+        system_prompt="sys",
+    )
+    talk = agent.new_conversation("s")
+    talk.messages += [
+        {"role": "user", "content": "snap a pic"},
+        {"role": "assistant", "content": REFUSAL},
+    ]
+    _reword_last(talk, "and a video?", REFUSAL, "new words")
+    assert talk.messages[-1] == {"role": "assistant", "content": REFUSAL}
+    talk.messages.append({"role": "user", "content": "and a video?"})
+    _reword_last(talk, "and a video?", REFUSAL, "new words")
+    assert talk.messages[-1] == {"role": "user", "content": "and a video?"}
