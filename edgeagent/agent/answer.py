@@ -107,7 +107,8 @@ def unrepeated(text: str, *, prompt: str, earlier: Sequence[str]) -> str:
 # Asking a device to do something: "use it as the brightness", "set the lamp to that",
 # "put the light at that many times ten", "point the camera that many degrees right".
 _ACT_VERB = re.compile(
-    r"\b(?:use|set|put|make|turn|dim|brighten|point|aim|pan|move|rotate|change|switch)\b"
+    r"\b(?:use|set|put|make|turn|dim|brighten|lower|raise|adjust|bump|drop|point|aim|pan|"
+    r"move|rotate|swing|change|switch|apply)\b"
 )
 # A title's words that are no device: "the servo that turns the camera (angles, left,
 # right)" names the servo and the camera.

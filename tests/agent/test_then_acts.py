@@ -100,6 +100,13 @@ def test_with_a_grammar_the_step_after_the_computation_must_call_an_acting_tool(
     assert strip.set == [40] and answer.text == "= 40\nThe strip is now at 40%."
 
 
+def test_a_computed_level_lowered_to_is_set_too() -> None:
+    strip = Strip()
+    script = Script(fence("math", expression="200 / 8"), fence("led", brightness=25))
+    answer = final(turn(script, strip, "divide 200 by 8 and lower the strip to that"))
+    assert strip.set == [25] and answer.text == "= 25\nThe strip is now at 25%."
+
+
 def test_a_computation_the_model_then_only_talks_about_keeps_its_built_answer() -> None:
     strip = Strip()
     script = Script(fence("math", expression="90 / 3"), "The brightness is now 30%.")
