@@ -45,6 +45,7 @@ from edgeagent.agent.read_ahead import ReadAhead
 from edgeagent.agent.sanitize import DEFAULT_MAX_TOOL_CHARS, sanitize, tool_content
 from edgeagent.agent.second_look import Looking, reader_instead, second_look
 from edgeagent.agent.selection import ToolSelector, TurnTools
+from edgeagent.agent.stream import stream_generation
 from edgeagent.errors import ContextOverflowError, LLMError
 from edgeagent.llm.base import LLM, GenerateRequest, Message
 from edgeagent.tools.calls import CallFormat, ParsedOutput
@@ -487,15 +488,8 @@ class Agent:
         hold_refusal: bool = False,
         quiet: bool = False,
     ) -> AsyncIterator[TextChunk | ErrorEvent | str]:
-        """Stream one generation: visible TextChunks, then the raw text (or an ErrorEvent).
-
-        The generation stops early once a call is complete and the model goes on to
-        chat (what follows a call is never used), and the stream withholds text that
-        claims a change while no acting call has succeeded (``trusted`` false): the
-        final answer replaces it. With ``hold_refusal`` it also withholds a refusal,
-        which a second look may replace with a call; with ``quiet``, everything (an
-        answer after a failed read, which a mending call may replace).
-        """
+        """Stream one generation of the conversation as it stands, under ``grammar`` or
+        the turn's (:func:`.stream.stream_generation`: what shows, what is withheld)."""
         turn = conversation.selection
         grammar = grammar or (self.grammar if turn is None else turn.grammar)
         request = GenerateRequest(
@@ -508,43 +502,20 @@ class Agent:
             fill=self.fill if grammar else None,
             tools=self.native_tools if turn is None else turn.native_tools,
         )
-        shown = self.call_format.stream_filter()
-        pieces: list[str] = []
-        said = ""
-        withheld = False
-        stream = self.llm.stream(request)
-        try:
-            try:
-                async for piece in stream:
-                    meter.piece()
-                    pieces.append(piece)
-                    visible = shown.feed(piece)
-                    if shown.calls and visible.strip():
-                        break  # chatter after a call: the call is what counts
-                    said += visible
-                    if not trusted and not withheld and honesty.tells_device(said):
-                        withheld = True
-                    if hold_refusal and not withheld and honesty.refuses(said):
-                        withheld = True
-                    if visible and not withheld and not quiet:
-                        yield TextChunk(visible)
-            finally:
-                # Close the backend's stream now (not when garbage collected), so a
-                # client that goes away stops the generation at once.
-                aclose = getattr(stream, "aclose", None)
-                if aclose is not None:
-                    await aclose()
-            tail = shown.flush()
-            if tail and not withheld and not quiet and not shown.calls:
-                yield TextChunk(tail)
-        except LLMError as exc:
-            yield ErrorEvent(f"The model backend failed: {exc}")
-            return
-        except Exception as exc:  # a backend bug must end the turn, not the daemon
-            log.exception("model backend raised")
-            yield ErrorEvent(f"The model backend failed: {type(exc).__name__}: {exc}")
-            return
-        yield "".join(pieces)
+        events = stream_generation(
+            self.llm,
+            request,
+            call_format=self.call_format,
+            meter=meter,
+            trusted=trusted,
+            hold_refusal=hold_refusal,
+            quiet=quiet,
+        )
+        # Closed with this generator, so a client that goes away stops the backend's
+        # stream at once (.stream).
+        async with contextlib.aclosing(events):
+            async for event in events:
+                yield event
 
     async def _forced_call(
         self, conversation: Conversation, *, grammar: str, meter: TurnMeter

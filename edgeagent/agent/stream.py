@@ -1,0 +1,76 @@
+"""One generation, streamed: what the user sees of it, and its raw text.
+
+The stream stops early once a call is complete and the model goes on to chat (what
+follows a call is never used), and withholds text that claims a change while no acting
+call has succeeded: the turn's final answer replaces it.
+"""
+
+from __future__ import annotations
+
+import logging
+from collections.abc import AsyncGenerator
+
+from edgeagent.agent import honesty
+from edgeagent.agent.events import ErrorEvent, TextChunk
+from edgeagent.agent.meter import TurnMeter
+from edgeagent.errors import LLMError
+from edgeagent.llm.base import LLM, GenerateRequest
+from edgeagent.tools.calls import CallFormat
+
+log = logging.getLogger(__name__)
+
+
+async def stream_generation(
+    llm: LLM,
+    request: GenerateRequest,
+    *,
+    call_format: CallFormat,
+    meter: TurnMeter,
+    trusted: bool,
+    hold_refusal: bool = False,
+    quiet: bool = False,
+) -> AsyncGenerator[TextChunk | ErrorEvent | str, None]:
+    """Stream ``request`` on ``llm``: visible TextChunks, then the raw text (or an
+    ErrorEvent when the backend fails).
+
+    Text that claims a change is withheld unless ``trusted`` (an acting call of the turn
+    succeeded); with ``hold_refusal`` a refusal is withheld too (a second look may
+    replace it with a call); with ``quiet``, everything (an answer a mending or acting
+    call may replace)."""
+    shown = call_format.stream_filter()
+    pieces: list[str] = []
+    said = ""
+    withheld = False
+    stream = llm.stream(request)
+    try:
+        try:
+            async for piece in stream:
+                meter.piece()
+                pieces.append(piece)
+                visible = shown.feed(piece)
+                if shown.calls and visible.strip():
+                    break  # chatter after a call: the call is what counts
+                said += visible
+                if not trusted and not withheld and honesty.tells_device(said):
+                    withheld = True
+                if hold_refusal and not withheld and honesty.refuses(said):
+                    withheld = True
+                if visible and not withheld and not quiet:
+                    yield TextChunk(visible)
+        finally:
+            # Close the backend's stream now (not when garbage collected), so a
+            # client that goes away stops the generation at once.
+            aclose = getattr(stream, "aclose", None)
+            if aclose is not None:
+                await aclose()
+        tail = shown.flush()
+        if tail and not withheld and not quiet and not shown.calls:
+            yield TextChunk(tail)
+    except LLMError as exc:
+        yield ErrorEvent(f"The model backend failed: {exc}")
+        return
+    except Exception as exc:  # a backend bug must end the turn, not the daemon
+        log.exception("model backend raised")
+        yield ErrorEvent(f"The model backend failed: {type(exc).__name__}: {exc}")
+        return
+    yield "".join(pieces)
