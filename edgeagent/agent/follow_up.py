@@ -6,8 +6,8 @@ about sunday over there?" as refusals (four turns in three blind prompt sets). T
 request changes one value of the last call, and that call's tool reads such values
 from a request (:attr:`~edgeagent.tools.tool.Tool.reread`: a day in six languages, the
 count ``wc`` counts). So where the model answered without a call, the conversation's
-last call, a read, is read again from this request; when that changes it, and the model, asked
-alone, says the request is about that tool's title, the call runs as read.
+last call, a read, is read again from this request; when that changes it, and the
+model, asked alone, says the request is about that tool's title, the call runs as read.
 
 Only a read tool's call: an acting tool's, run again, would act a second time.
 """
@@ -64,8 +64,9 @@ async def asked_again(
     call_format: CallFormat,
     checks: SideChecks,
 ) -> ToolCall | None:
-    """The last turn's read call as ``request`` says it, where that differs from it and
-    the model, asked alone, says the request is about its tool; else ``None``."""
+    """The conversation's last read call as ``request`` says it, where that differs
+    from it and the model, asked alone, says the request is about its tool; else
+    ``None``."""
     last = last_read(conversation, call_format, checks)
     if last is None:
         return None
