@@ -9,8 +9,9 @@ Asked "what is 12.5% of 2048", it wrote ``12.5 * 2048``: the percent sign droppe
 request that names one percentage of a number, where the model's expression gives
 their plain product, is that percentage.
 
-Asked "take 2381 off that number" after 2401, it wrote ``2381 - 2401``: the request
-names what comes off, so ``N - X`` is ``X - N``. Asked "convert minus 3 celsius", it
+Asked "take 2381 off that number" after 2401, it wrote ``2381 - 2401`` or ``2381 -
+ans``: the request names what comes off, so ``N - X`` is ``X - N`` (``ans`` is filled
+in after). Asked "convert minus 3 celsius", it
 wrote ``3 * 9 / 5 + 32``: "minus" before a temperature is its sign.
 """
 
@@ -41,7 +42,7 @@ _OFF = re.compile(
     r"\b(?:take|subtract|knock|minus)\s+(\d+(?:\.\d+)?)\s+(?:off|from|away\s+from)\s+"
     r"(?:that|it|this|the\s+(?:result|answer|number|total))\b"
 )
-_DIFFERENCE = re.compile(r"^\s*(\d+(?:\.\d+)?)\s*-\s*(\d+(?:\.\d+)?)\s*$")
+_DIFFERENCE = re.compile(r"^\s*(\d+(?:\.\d+)?)\s*-\s*(\d+(?:\.\d+)?|[a-z_]\w*)\s*$")
 
 
 def as_said(arguments: dict[str, Any], request: str) -> dict[str, Any] | None:

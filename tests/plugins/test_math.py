@@ -374,3 +374,17 @@ def test_a_name_with_nothing_to_stand_for_is_an_error_that_says_what_to_write() 
     understood = r"'ans' in 'ans \+ 1' is not understood; .*ans \(the last result"
     with pytest.raises(MathError, match=understood):
         evaluate("ans + 1")
+
+
+def test_what_comes_off_an_earlier_result_named_ans_is_taken_off_it() -> None:
+    # "take 2381 off that number" after 2401 came as 2381 - ans: read again before
+    # ans is filled in (the recall), so the difference is the other way round.
+    loaded = load_plugin(edgeagent_math, name="math")
+    tool = loaded.registry.get("math")
+    assert tool.reread is not None and tool.recall is not None
+    read = tool.reread({"expression": "2381 - ans"}, "take 2381 off that number")
+    assert read == {"expression": "ans - 2381"}
+    filled = tool.recall(read, [{"expression": "49 * 49", "result": 2401}])
+    assert filled == {"expression": "2401 - 2381"}
+    assert tool.reread({"expression": "2381 - ans"}, "what is 2381 minus that") is None
+    loaded.close()
