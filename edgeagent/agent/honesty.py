@@ -178,6 +178,11 @@ def copies_example(text: str, *, prompt: str, examples: Sequence[Message]) -> bo
     return False
 
 
+def did_not_work(record: Mapping[str, Any]) -> str:
+    """The answer for a failed call's ``record``: its error, said as a failure."""
+    return f"Sorry, that did not work: {record.get('error') or 'the tool failed'}."
+
+
 def checked_answer(
     text: str,
     *,
@@ -200,7 +205,7 @@ def checked_answer(
     unfounded = claims_change(text) or fakes_result(raw)
     failed = [r for r in records if not r.get("ok")]
     if failed and len(failed) == len(records) and (unfounded or tells_device(text)):
-        return f"Sorry, that did not work: {failed[-1].get('error') or 'the tool failed'}."
+        return did_not_work(failed[-1])
     if not any(r.get("ok") for r in records) and unfounded:
         log.info("answer claimed what no tool did: %r", text[:200])
         return "I did not change anything: I could not tell which tool to use for that."

@@ -352,7 +352,7 @@ class Agent:
                 failed = [r for r in records if not r.get("ok")]
                 answer = read_first
                 if failed:
-                    answer += f"\nSorry, that did not work: {failed[-1].get('error')}."
+                    answer += "\n" + honesty.did_not_work(failed[-1])
                 messages.append({"role": "assistant", "content": sanitize(answer)})
                 yield FinalAnswer(answer, tool_calls=records, steps=step)
                 return

@@ -3,7 +3,6 @@ value said otherwise: "e dopodomani lì?" after the weather in Bologna."""
 
 from __future__ import annotations
 
-import asyncio
 import json
 from dataclasses import replace
 from typing import Any
@@ -14,6 +13,7 @@ from edgeagent.tools import make_tool, tool
 from edgeagent.tools.calls import get_call_format
 from edgeagent.tools.executor import ToolExecutor
 from edgeagent.tools.registry import ToolRegistry
+from tests.agent.scripted_agent import run_turn
 from tests.agent.stub_llm import StubLLM
 
 
@@ -74,17 +74,13 @@ def conversation(script: Script, home: Home, *prompts: str) -> list[FinalAnswer]
         system_prompt="sys",
         check_target=True,
     )
-
-    async def go() -> list[FinalAnswer]:
-        talk = agent.new_conversation("s")
-        answers = []
-        for prompt in prompts:
-            events = [e async for e in agent.run(prompt, conversation=talk, frontend="cli")]
-            assert isinstance(events[-1], FinalAnswer), events
-            answers.append(events[-1])
-        return answers
-
-    return asyncio.run(go())
+    talk = agent.new_conversation("s")
+    answers = []
+    for prompt in prompts:
+        last = run_turn(agent, prompt, talk)[-1]
+        assert isinstance(last, FinalAnswer), last
+        answers.append(last)
+    return answers
 
 
 def test_a_follow_up_the_model_answers_itself_asks_the_last_read_again() -> None:

@@ -4,7 +4,6 @@ the refusal of another request."""
 
 from __future__ import annotations
 
-import asyncio
 from typing import Any
 
 from edgeagent.agent.answer import unrepeated
@@ -13,6 +12,7 @@ from edgeagent.agent.loop import Agent
 from edgeagent.tools.calls import get_call_format
 from edgeagent.tools.executor import ToolExecutor
 from edgeagent.tools.registry import ToolRegistry
+from tests.agent.scripted_agent import run_turn
 from tests.agent.stub_llm import StubLLM
 
 REFUSAL = "I can't do that here: none of my tools can take photos."
@@ -33,17 +33,12 @@ def test_a_refusal_said_again_names_the_request_it_refuses() -> None:
         call_format=get_call_format("fence"),
         system_prompt="sys",
     )
-
-    async def go() -> tuple[list[str], Any]:
-        talk = agent.new_conversation("s")
-        answers = []
-        for prompt in ("snap a pic of the feeder", "and a video?"):
-            events = [e async for e in agent.run(prompt, conversation=talk, frontend="cli")]
-            assert isinstance(events[-1], FinalAnswer)
-            answers.append(events[-1].text)
-        return answers, talk
-
-    answers, talk = asyncio.run(go())
+    talk = agent.new_conversation("s")
+    answers = []
+    for prompt in ("snap a pic of the feeder", "and a video?"):
+        events = run_turn(agent, prompt, talk)
+        assert isinstance(events[-1], FinalAnswer)
+        answers.append(events[-1].text)
     assert answers == [REFUSAL, REFUSAL.rstrip(".") + ' ("and a video?").']
     assert talk.messages[-1] == {"role": "assistant", "content": answers[-1]}
 

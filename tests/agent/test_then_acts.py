@@ -3,7 +3,6 @@ the brightness" ran ``math`` and its answer ended the turn, the strip as it was.
 
 from __future__ import annotations
 
-import asyncio
 import json
 from typing import Any
 
@@ -14,6 +13,7 @@ from edgeagent.tools import tool, tools_from
 from edgeagent.tools.calls import get_call_format
 from edgeagent.tools.executor import ToolExecutor
 from edgeagent.tools.registry import ToolRegistry
+from tests.agent.scripted_agent import run_turn
 from tests.agent.stub_llm import StubLLM
 
 
@@ -71,12 +71,7 @@ def turn(script: Script, strip: Strip, prompt: str, *, act_grammar: str | None =
         system_prompt="sys",
         act_grammar=act_grammar,
     )
-
-    async def go() -> list[Any]:
-        conversation = agent.new_conversation("s")
-        return [e async for e in agent.run(prompt, conversation=conversation, frontend="cli")]
-
-    return asyncio.run(go())
+    return run_turn(agent, prompt, agent.new_conversation("s"))
 
 
 def final(events: list[Any]) -> FinalAnswer:
