@@ -247,6 +247,9 @@ class _Grammars(NamedTuple):
     """A refusal's second look: a call of a titled tool."""
     recheck_without: Mapping[str, str] = MappingProxyType({})
     """The second look asked again without one titled read tool, by its name."""
+    recheck_elsewhere: Mapping[str, str] = MappingProxyType({})
+    """A look after the checks refused a call by its topic: the titled tools of the
+    other plugins (and of no wrapper of the same tool), by the refused tool's name."""
     act: str | None = None
     """A forced call of an acting tool: after a read the request then acts on."""
 
@@ -322,6 +325,7 @@ def build_agent(
         titled = [t for t in shown if t.title and t.name != DECLINE]
         recheck_grammar = None
         recheck_without: dict[str, str] = {}
+        recheck_elsewhere: dict[str, str] = {}
         if titled and config.agent.check_target:
             recheck_grammar = build_tool_grammar(
                 titled, open_marker=opener, close_marker=closer, require_call=True
@@ -338,6 +342,17 @@ def build_agent(
                     recheck_without[tool.name] = build_tool_grammar(
                         others, open_marker=opener, close_marker=closer, require_call=True
                     )
+                # "light's a bit harsh, take it down to 35" came as math, which its
+                # topic question refused; the look is among the other devices and reads.
+                elsewhere = [
+                    t
+                    for t in titled
+                    if t.plugin != tool.plugin and not (runs and t.extra.get("wrapped") == runs)
+                ]
+                if elsewhere:
+                    recheck_elsewhere[tool.name] = build_tool_grammar(
+                        elsewhere, open_marker=opener, close_marker=closer, require_call=True
+                    )
         grammar = None
         if wants_grammar:
             grammar = build_tool_grammar(
@@ -349,7 +364,9 @@ def build_agent(
             act_grammar = build_tool_grammar(
                 actors, open_marker=opener, close_marker=closer, require_call=True
             )
-        return _Grammars(grammar, call_grammar, recheck_grammar, recheck_without, act_grammar)
+        return _Grammars(
+            grammar, call_grammar, recheck_grammar, recheck_without, recheck_elsewhere, act_grammar
+        )
 
     def native_for(shown: Sequence[Tool]) -> list[dict[str, Any]] | None:
         # [llm.http] native_tools: the schemas go to the server as well as in the prompt.
@@ -378,6 +395,7 @@ def build_agent(
             call_grammar=grammars.call,
             recheck_grammar=grammars.recheck,
             recheck_without=grammars.recheck_without,
+            recheck_elsewhere=grammars.recheck_elsewhere,
             act_grammar=grammars.act,
             native_tools=None if native is None else tuple(native),
         )
@@ -419,6 +437,7 @@ def build_agent(
         call_grammar=grammars.call,
         recheck_grammar=grammars.recheck,
         recheck_without=grammars.recheck_without,
+        recheck_elsewhere=grammars.recheck_elsewhere,
         act_grammar=grammars.act,
         decline=offers_decline,
         check_target=config.agent.check_target,

@@ -18,7 +18,7 @@ from edgeagent.agent.context import Conversation
 from edgeagent.agent.sanitize import sanitize
 from edgeagent.llm.base import Message
 from edgeagent.tools.registry import ToolRegistry
-from edgeagent.tools.tool import ToolKind
+from edgeagent.tools.tool import Tool, ToolKind
 from edgeagent.tools.words import plain
 
 log = logging.getLogger(__name__)
@@ -128,14 +128,19 @@ def then_acts(step_records: list[dict[str, Any]], registry: ToolRegistry, prompt
     read = [registry.get(r["name"]) for r in step_records if r["name"] in registry]
     if len(read) != len(step_records) or any(t.kind is ToolKind.ACT for t in read):
         return False
-    said = _stems(prompt)
     if not _ACT_VERB.search(plain(prompt)):
         return False
     plugins = {t.plugin for t in read}
     return any(
-        t.kind is ToolKind.ACT and t.title and t.plugin not in plugins and said & _stems(t.title)
+        t.kind is ToolKind.ACT and t.plugin not in plugins and names_device(prompt, t)
         for t in registry
     )
+
+
+def names_device(request: str, tool: Tool) -> bool:
+    """Whether ``request`` says a word of ``tool``'s title (its device: "lights" and
+    "lamp" for the LED strip, "camera" for the servo)."""
+    return bool(tool.title and _stems(request) & _stems(tool.title))
 
 
 def _stems(text: str) -> set[str]:

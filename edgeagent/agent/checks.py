@@ -13,6 +13,7 @@ from __future__ import annotations
 import logging
 import re
 from collections.abc import Collection, Sequence
+from dataclasses import dataclass
 from typing import Any, Literal
 
 from edgeagent.agent import honesty
@@ -33,6 +34,18 @@ from edgeagent.tools.words import plain
 log = logging.getLogger(__name__)
 
 
+@dataclass(frozen=True)
+class Refusal:
+    """A call the checks refused: the answer, and why."""
+
+    text: str
+    """What the user is told."""
+    off_topic: bool = False
+    """The topic question said the request is about something else than the tool (not
+    that the tool cannot do it, nor that it asks a read tool for a change): another
+    tool may serve it (:func:`edgeagent.agent.second_look.look_elsewhere`)."""
+
+
 class SideChecks:
     """The side questions of one agent, on its model and its tools."""
 
@@ -42,7 +55,7 @@ class SideChecks:
 
     async def off_target(
         self, prompt: str, calls: Sequence[ToolCall], *, session: str, strict: bool = False
-    ) -> str | ToolCall | None:
+    ) -> Refusal | ToolCall | None:
         """A refusal when the model calls an acting tool (or a titled read tool) for a
         request that, asked in one constrained word, it says the tool is not for; or,
         for a refused read tool, the call of another that fits (:meth:`instead`).
@@ -70,26 +83,28 @@ class SideChecks:
             # "clear the log please" as tail log) faces the reader question even on the
             # model's own call: the topic question says yes, it is about that file.
             changes = not acts and tool.extra.get("wrapped") and honesty.asks_a_change(prompt)
-            if answer == "yes" and tool.title and (acts or strict or changes):
+            asked_more = answer == "yes" and bool(tool.title) and bool(acts or strict or changes)
+            if asked_more:
                 question = capability_question if acts else reader_question
                 answer = await self.ask(question(prompt, tool.title), session=session)
                 log.info("capability check: %r for %s -> %r", prompt[:60], tool.name, answer)
-            if answer == "no" and acts:
-                return "I can't do that here: none of my devices can do that."
-            if answer == "no" and changes:
-                return (
+            if answer != "no":
+                continue
+            off_topic = not asked_more  # the topic question's own "no"
+            if acts:
+                return Refusal("I can't do that here: none of my devices can do that.", off_topic)
+            if changes:
+                return Refusal(
                     f"I can't do that here: {tool.name} only reads; none of my tools can "
                     f"change, delete or create files."
                 )
-            if answer == "no" and strict:
-                return f"I can't do that here: {tool.name} is for {tool.title}, not for this."
-            if answer == "no":
-                instead = None
-                if len(calls) == 1:
-                    instead = await self.instead(prompt, tool.name, session=session)
+            if not strict and len(calls) == 1:
+                instead = await self.instead(prompt, tool.name, session=session)
                 if instead is not None:
                     return instead
-                return f"I can't do that here: {tool.name} is for {tool.title}, not for this."
+            return Refusal(
+                f"I can't do that here: {tool.name} is for {tool.title}, not for this.", off_topic
+            )
         return None
 
     def made_up(self, calls: Sequence[ToolCall], *, said: str) -> str | None:

@@ -25,7 +25,7 @@ from edgeagent.agent.answer import (
     then_acts,
     unrepeated,
 )
-from edgeagent.agent.checks import SideChecks
+from edgeagent.agent.checks import Refusal, SideChecks
 from edgeagent.agent.context import Conversation, fit_context
 from edgeagent.agent.decline import NAME as DECLINE
 from edgeagent.agent.decline import decline_answer
@@ -43,7 +43,7 @@ from edgeagent.agent.meter import TurnMeter
 from edgeagent.agent.numerals import as_digits
 from edgeagent.agent.read_ahead import ReadAhead
 from edgeagent.agent.sanitize import DEFAULT_MAX_TOOL_CHARS, sanitize, tool_content
-from edgeagent.agent.second_look import Looking, reader_instead, second_look
+from edgeagent.agent.second_look import Looking, look_elsewhere, second_look
 from edgeagent.agent.selection import ToolSelector, TurnTools
 from edgeagent.agent.stream import stream_generation
 from edgeagent.errors import ContextOverflowError, LLMError
@@ -116,6 +116,7 @@ class Agent:
         call_grammar: str | None = None,
         recheck_grammar: str | None = None,
         recheck_without: Mapping[str, str] | None = None,
+        recheck_elsewhere: Mapping[str, str] | None = None,
         act_grammar: str | None = None,
         decline: bool = False,
         check_target: bool = False,
@@ -144,6 +145,9 @@ class Agent:
         """Admits exactly one call of a titled tool: a refusal's second look."""
         self.recheck_without = dict(recheck_without or {})
         """The second look's grammar without one titled read tool, by its name."""
+        self.recheck_elsewhere = dict(recheck_elsewhere or {})
+        """A look's grammar after the checks refused a call by its topic: the titled
+        tools of the other plugins, by the refused tool's name."""
         self.act_grammar = act_grammar
         """Admits exactly one call of an acting tool: after a read the request acts on."""
         self.decline = decline
@@ -211,6 +215,7 @@ class Agent:
         call_grammar = self.call_grammar if turn is None else turn.call_grammar
         recheck = self.recheck_grammar if turn is None else turn.recheck_grammar
         without = self.recheck_without if turn is None else turn.recheck_without
+        elsewhere = self.recheck_elsewhere if turn is None else turn.recheck_elsewhere
         act_grammar = self.act_grammar if turn is None else turn.act_grammar
         if not self.check_target:
             recheck = None  # a second look is safe only with the checks before a call
@@ -367,16 +372,20 @@ class Agent:
                 yield FinalAnswer(question, tool_calls=records, steps=step)
                 return
             if calls and not records and self.check_target and not checked:
-                refusal: str | ToolCall | ErrorEvent | None = await self.checks.off_target(
+                refusal: Refusal | str | ToolCall | ErrorEvent | None
+                refusal = await self.checks.off_target(
                     _current_prompt(conversation), calls, session=conversation.id
                 )
-                if isinstance(refusal, str) and recheck:
-                    refusal = await reader_instead(
+                if isinstance(refusal, Refusal) and recheck:
+                    refusal = await look_elsewhere(
                         self._looking(conversation, meter),
                         calls=calls,
                         refusal=refusal,
                         without=without,
+                        elsewhere=elsewhere,
                     )
+                elif isinstance(refusal, Refusal):
+                    refusal = refusal.text
                 if isinstance(refusal, ErrorEvent):
                     yield refusal
                     return

@@ -9,14 +9,15 @@ A read tool the checks refuse gets one more look without it: "show me my notes",
 refused, was looked at again as ``ls notes``, which the checks refuse (listing is not
 showing), and ``cat notes`` was never asked for.
 
-A wrapper's call the model made itself, which the checks refuse by its title, gets the
-same look without that tool (:func:`reader_instead`): "read out my notes" came as
-``ls notes.txt``.
+A call the model made itself, which the checks refuse by its topic, gets a look at
+the other tools (:func:`look_elsewhere`): "read out my notes" came as ``ls notes.txt``,
+"take it down to 35" as ``math``.
 
-A refusal of a change to files or the system ("none of my tools can delete files")
-gets no read tool on a second look: "ok delete it" ran ``ls notes.txt``, and "clear
-the log please" ``tail log``, answers to requests nobody made (three blind prompt
-sets, four turns).
+A request to change files or the system ("ok delete it") gets no read tool on a
+second look: "ok delete it" ran ``ls notes.txt``, and "clear the log please" ``tail
+log``, answers to requests nobody made (three blind prompt sets, four turns). The
+request says so, not the refusal's wording: the model refused "anything about milk in
+todo.md?" with "none of my tools can read or modify files".
 """
 
 from __future__ import annotations
@@ -26,7 +27,8 @@ from collections.abc import Awaitable, Callable, Mapping, Sequence
 from dataclasses import dataclass
 
 from edgeagent.agent import honesty
-from edgeagent.agent.checks import SideChecks
+from edgeagent.agent.answer import names_device
+from edgeagent.agent.checks import Refusal, SideChecks
 from edgeagent.agent.events import ErrorEvent
 from edgeagent.tools.calls import ParsedOutput
 from edgeagent.tools.executor import ToolCall, ToolExecutor
@@ -75,7 +77,7 @@ async def second_look(
         if checks.made_up(calls, said=turn.said) or unsaid:
             log.info("the %s look's call guesses a value; the refusal stands", attempt)
             return None
-        if honesty.refuses_a_change(refusal) and all(
+        if honesty.asks_a_change(turn.prompt) and all(
             executor.registry.get(c.name).kind is ToolKind.READ
             for c in calls
             if c.name in executor.registry
@@ -90,23 +92,51 @@ async def second_look(
     return None
 
 
-async def reader_instead(
-    turn: Looking, *, calls: Sequence[ToolCall], refusal: str, without: Mapping[str, str]
+async def look_elsewhere(
+    turn: Looking,
+    *,
+    calls: Sequence[ToolCall],
+    refusal: Refusal,
+    without: Mapping[str, str],
+    elsewhere: Mapping[str, str],
 ) -> str | ToolCall | ErrorEvent:
-    """After the checks refused the model's one call of a wrapper (a titled read tool
-    that runs another, as the shell's ``ls``) by its title (``refusal``), the one call
-    that a look under the grammar without that tool gives and the checks confirm;
-    else the ``refusal``.
+    """After the checks refused the model's one call by its topic (``refusal``), the
+    one call that a look at the other tools gives and the checks confirm (strictly, as
+    any second look's); else the refusal's text.
 
-    Only a wrapper: its siblings read what it was called with. A general-knowledge
-    question sent to ``weather`` or ``math`` (eleven of the 408 turns) stays refused
-    with no look, which would force a call of some other tool."""
-    if len(calls) != 1 or calls[0].name not in without or honesty.refuses_a_change(refusal):
-        return refusal  # a change refused: no read serves it
-    if not turn.executor.registry.get(calls[0].name).extra.get("wrapped"):
-        return refusal
-    again = await second_look(turn, grammar=without[calls[0].name], without={}, refusal=refusal)
-    if again is None or isinstance(again, ErrorEvent):
-        return again or refusal
-    found = [turn.executor.resolve(ToolCall(c.name, c.arguments)) for c in again[1].calls]
-    return found[0] if len(found) == 1 else refusal
+    A wrapper (a titled read tool that runs another, as the shell's ``ls``) is looked
+    at again first among its siblings (``without``): they read what it was called with
+    ("read out my notes" came as ``ls notes.txt``). Then any refused call among the
+    titled tools of the other plugins (``elsewhere``): "light's a bit harsh, take it
+    down to 35" came as ``math``, "reading time, set the lamp to white at seventy" as
+    ``uptime``, "and switch the grow light on at sixty percent" as the servo.
+
+    A device the request does not name (a word of its title) is not acted on: the
+    topic question let "light's a bit harsh, take it down to 35" move the camera.
+    A request the other tools do not serve either ("who won the world cup in 2014?"
+    sent to ``weather``) stays refused: the look's call faces the topic question and
+    the capability question, and a value in it that the user never said is a guess."""
+    if len(calls) != 1 or not refusal.off_topic:
+        return refusal.text  # a change refused, or what the device cannot do
+    name = calls[0].name
+    looks = []
+    if name in without and turn.executor.registry.get(name).extra.get("wrapped"):
+        looks.append(without[name])
+    if name in elsewhere:
+        looks.append(elsewhere[name])
+    registry = turn.executor.registry
+    for grammar in looks:
+        again = await second_look(turn, grammar=grammar, without={}, refusal=refusal.text)
+        if isinstance(again, ErrorEvent):
+            return again
+        if again is None:
+            continue
+        found = [turn.executor.resolve(ToolCall(c.name, c.arguments)) for c in again[1].calls]
+        if len(found) != 1 or found[0].name not in registry:
+            continue
+        tool = registry.get(found[0].name)
+        if tool.kind is ToolKind.ACT and not names_device(turn.prompt, tool):
+            log.info("a look elsewhere acts on %s, which the request never names", tool.name)
+            continue
+        return found[0]
+    return refusal.text

@@ -171,6 +171,7 @@ class TurnTools:
     call_grammar: str | None = None
     recheck_grammar: str | None = None
     recheck_without: Mapping[str, str] = field(default_factory=dict)
+    recheck_elsewhere: Mapping[str, str] = field(default_factory=dict)
     act_grammar: str | None = None
     native_tools: tuple[dict[str, Any], ...] | None = None
 

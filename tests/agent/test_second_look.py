@@ -100,6 +100,7 @@ def agent_for(
     *,
     recheck: str | None = "root ::= call",
     without: dict[str, str] | None = None,
+    elsewhere: dict[str, str] | None = None,
     wrapped: bool = False,
 ) -> Agent:
     """``wrapped``: the tools wrap one tool, as the shell's ``ls`` and ``cat`` do."""
@@ -113,6 +114,7 @@ def agent_for(
         system_prompt="sys",
         recheck_grammar=recheck,
         recheck_without=without,
+        recheck_elsewhere=elsewhere,
         check_target=True,
     )
 
@@ -201,7 +203,7 @@ def test_a_read_call_on_a_second_look_must_also_pass_the_capability_question() -
     files = Files()
     refusal = "I can't do that here: that is not something my tools do."
     model = Model(said=refusal, forced=fence("ls", path="notes.txt"), side="yes", can="no")
-    answer = run_turn(agent_for(model, files), "delete notes.txt")[-1]
+    answer = run_turn(agent_for(model, files), "translate notes.txt to French")[-1]
     assert isinstance(answer, FinalAnswer) and answer.text == refusal
     assert files.listed == []
     questions = [r.messages[0]["content"] for r in model.requests if r.aside]
@@ -268,7 +270,7 @@ def test_a_third_look_the_checks_refuse_too_leaves_the_refusal_and_runs_nothing(
         },
         about=(),
     )
-    answer = run_turn(agent_for(model, shelf, without=WITHOUT), "delete notes.txt")[-1]
+    answer = run_turn(agent_for(model, shelf, without=WITHOUT), "translate notes.txt to French")[-1]
     assert isinstance(answer, FinalAnswer)
     assert answer.text == "I can't do that here: that is not something my tools do."
     assert shelf.listed == [] and shelf.shown == []
@@ -308,13 +310,146 @@ def test_a_wrapper_s_call_refused_by_its_title_stays_refused_when_no_other_fits(
     assert shelf.listed == [] and shelf.shown == [] and answer.tool_calls == []
 
 
-def test_a_read_tool_that_wraps_nothing_refused_by_its_title_gets_no_look() -> None:
-    # "who won the world cup in 2014?" sent to weather: no look forces another call.
-    shelf = Shelf()
-    model = lister(about=("Show a file",))
-    answer = run_turn(agent_for(model, shelf, without=WITHOUT), "read out my notes")[-1]
-    assert isinstance(answer, FinalAnswer) and shelf.shown == []
+class Desk:
+    """Two plugins' worth: a strip that acts, and math that reads."""
+
+    def __init__(self) -> None:
+        self.colors: list[str] = []
+        self.sums: list[str] = []
+
+    @tool(kind="act", title="the LED strip", answer=lambda r: f"The LED strip is now {r}.")
+    def led(self, color: str) -> str:
+        """Set the LED strip colour."""
+        self.colors.append(color)
+        return color
+
+    @tool(title="a math problem", answer=lambda r: f"= {r}")
+    def math(self, expression: str) -> str:
+        """Calculate."""
+        self.sums.append(expression)
+        return expression
+
+
+class Elsewhere(Model):
+    """Calls ``said`` itself; under the grammar of the other plugins' tools,
+    ``forced``; says yes to the side questions that name a title in ``about``."""
+
+    def __init__(self, *, said: str, forced: str, about: tuple[str, ...], can: str = "yes"):
+        super().__init__(said=said, forced=forced, side="no", can=can)
+        self.about = about
+
+    async def stream(self, request: Any) -> Any:
+        self.requests.append(request)
+        if request.aside:
+            asked = request.messages[0]["content"]
+            if asked.startswith(("Tool:", "Device:")):
+                yield self.can
+            else:
+                yield "yes" if any(title in asked for title in self.about) else "no"
+        elif request.grammar:
+            yield self.forced
+        else:
+            yield self.said
+
+
+ELSEWHERE = {"led": "not the strip", "math": "not math"}
+
+
+def test_a_read_call_refused_by_its_topic_gets_a_look_at_the_other_plugins_tools() -> None:
+    # "light's a bit harsh, take it down to 35" came as math; its topic question said
+    # no; among the other plugins' tools the model called the strip, which the checks
+    # confirm, and the strip changes.
+    desk = Desk()
+    model = Elsewhere(
+        said=fence("math", expression="35 * 3.14"),
+        forced=fence("led", color="red"),
+        about=("the LED strip",),
+    )
+    agent = agent_for(model, desk, elsewhere=ELSEWHERE)
+    answer = run_turn(agent, "too harsh, make the strip red")[-1]
+    assert isinstance(answer, FinalAnswer) and answer.text == "The LED strip is now red."
+    assert desk.sums == [] and desk.colors == ["red"]
+    assert [r.grammar for r in model.requests if not r.aside] == [None, "not math"]
+
+
+def test_an_acting_call_refused_by_its_topic_gets_a_look_at_the_other_plugins_tools() -> None:
+    desk = Desk()
+    model = Elsewhere(
+        said=fence("led", color="red"),
+        forced=fence("math", expression="2 + 2"),
+        about=("a math problem",),
+    )
+    answer = run_turn(agent_for(model, desk, elsewhere=ELSEWHERE), "what is 2 + 2?")[-1]
+    assert isinstance(answer, FinalAnswer) and answer.text == "= 2 + 2"
+    assert desk.colors == [] and desk.sums == ["2 + 2"]
+
+
+def test_a_look_at_the_other_tools_the_checks_refuse_too_leaves_the_refusal() -> None:
+    # "who won the world cup in 2014?" sent to math: the look's call of the strip is
+    # about no device the request names either; nothing runs.
+    desk = Desk()
+    model = Elsewhere(
+        said=fence("math", expression="2014"), forced=fence("led", color="gold"), about=()
+    )
+    agent = agent_for(model, desk, elsewhere=ELSEWHERE)
+    answer = run_turn(agent, "who won the world cup in 2014? gold?")[-1]
+    assert isinstance(answer, FinalAnswer)
+    assert answer.text == "I can't do that here: math is for a math problem, not for this."
+    assert desk.colors == [] and desk.sums == [] and answer.tool_calls == []
+
+
+def test_a_look_at_the_other_tools_that_guesses_a_value_leaves_the_refusal() -> None:
+    desk = Desk()
+    model = Elsewhere(
+        said=fence("math", expression="1 + 1"),
+        forced=fence("led", color="blue"),
+        about=("the LED strip",),
+    )
+    answer = run_turn(agent_for(model, desk, elsewhere=ELSEWHERE), "make it feel cosy")[-1]
+    assert isinstance(answer, FinalAnswer) and answer.text.startswith("I can't do that here")
+    assert desk.colors == [] and desk.sums == []
+
+
+def test_a_look_at_the_other_tools_acts_only_on_a_device_the_request_names() -> None:
+    # "light's a bit harsh, take it down to 35", sent to math, moved the camera on a
+    # look elsewhere: every side question said yes, but the request names no camera.
+    desk = Desk()
+    model = Elsewhere(
+        said=fence("math", expression="35 * 3.14"),
+        forced=fence("led", color="red"),
+        about=("the LED strip",),
+    )
+    agent = agent_for(model, desk, elsewhere=ELSEWHERE)
+    answer = run_turn(agent, "bit harsh, make it red")[-1]
+    assert isinstance(answer, FinalAnswer) and answer.text.startswith("I can't do that here")
+    assert desk.colors == [] and desk.sums == []
+
+
+def test_an_acting_call_its_device_cannot_do_gets_no_look() -> None:
+    # The topic question says yes (it is about the strip); the capability question no:
+    # what the strip cannot do, no other tool does either.
+    desk = Desk()
+    model = Elsewhere(
+        said=fence("led", color="red"),
+        forced=fence("math", expression="1"),
+        about=("the LED strip",),
+        can="no",
+    )
+    answer = run_turn(agent_for(model, desk, elsewhere=ELSEWHERE), "make the lights sing")[-1]
+    assert isinstance(answer, FinalAnswer)
+    assert answer.text == "I can't do that here: none of my devices can do that."
+    assert desk.colors == [] and desk.sums == []
     assert [r.grammar for r in model.requests if not r.aside] == [None]
+
+
+def test_a_read_the_refusal_calls_a_change_is_looked_at_when_the_request_asks_none() -> None:
+    # "anything about milk in todo.md?" was refused with "none of my tools can read or
+    # modify files": the request asks no change, so the second look's read runs.
+    files = Files()
+    refusal = "I can't do that here: none of my tools can read or modify files."
+    model = Model(said=refusal, forced=fence("ls", path="todo.md"), side="yes")
+    answer = run_turn(agent_for(model, files), "anything about milk in todo.md?")[-1]
+    assert isinstance(answer, FinalAnswer) and files.listed == ["todo.md"]
 
 
 def test_a_refused_acting_tool_gets_no_third_look() -> None:
@@ -347,6 +482,29 @@ def test_the_composed_agent_has_a_second_look_without_each_titled_read_tool(
     without_ls = agent.recheck_without["ls"]
     assert '\\"ls\\"' not in without_ls
     assert '\\"cat\\"' in without_ls and '\\"led\\"' in without_ls
+
+
+def test_the_composed_agent_looks_elsewhere_among_the_other_plugins_tools(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    pytest.importorskip("llama_cpp")
+    from edgeagent import compose
+    from edgeagent.config import Config
+
+    monkeypatch.setattr(compose, "_runs_llama_cpp", lambda config: True)
+    registry = ToolRegistry(
+        [*tools_from(Shelf(), plugin="files"), *tools_from(Strip(), plugin="strip")]
+    )
+    config = Config.model_validate({"llm": {"backend": "llamacpp"}})
+    model: Any = Model(said="", forced="", side="")
+    agent = compose.build_agent(
+        config, llm=model, executor=ToolExecutor(registry), registry=registry
+    )
+    assert set(agent.recheck_elsewhere) == {"ls", "cat", "led"}
+    assert '\\"led\\"' in agent.recheck_elsewhere["ls"]
+    assert '\\"cat\\"' not in agent.recheck_elsewhere["ls"]  # the same plugin's
+    assert '\\"ls\\"' in agent.recheck_elsewhere["led"]
+    assert '\\"led\\"' not in agent.recheck_elsewhere["led"]
 
 
 def test_without_a_grammar_the_refusal_stands_after_one_generation() -> None:
@@ -431,6 +589,10 @@ def test_a_wrappers_look_without_it_is_among_the_tools_that_run_the_same_one(
     without_ls = agent.recheck_without["ls"]
     assert '\\"ls\\"' not in without_ls and '\\"led\\"' not in without_ls
     assert '\\"cat\\"' in without_ls and '\\"uptime\\"' in without_ls
+    # Elsewhere: no wrapper of the shell ("white at seventy" came as uptime).
+    elsewhere_ls = agent.recheck_elsewhere["ls"]
+    assert '\\"led\\"' in elsewhere_ls
+    assert '\\"cat\\"' not in elsewhere_ls and '\\"uptime\\"' not in elsewhere_ls
 
 
 @pytest.mark.parametrize(
