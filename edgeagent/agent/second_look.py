@@ -13,11 +13,10 @@ A call the model made itself, which the checks refuse by its topic, gets a look 
 the other tools (:func:`look_elsewhere`): "read out my notes" came as ``ls notes.txt``,
 "take it down to 35" as ``math``.
 
-A request to change files or the system ("ok delete it") gets no read tool on a
-second look: "ok delete it" ran ``ls notes.txt``, and "clear the log please" ``tail
-log``, answers to requests nobody made (three blind prompt sets, four turns). The
-request says so, not the refusal's wording: the model refused "anything about milk in
-todo.md?" with "none of my tools can read or modify files".
+A request to change files or the system that the refusal names as one ("ok delete
+it": "none of my tools can delete files") gets no read tool on a second look: "ok
+delete it" ran ``ls notes.txt``, and "clear the log please" ``tail log``, answers to
+requests nobody made (three blind prompt sets, four turns).
 """
 
 from __future__ import annotations
@@ -61,8 +60,13 @@ async def second_look(
     the checks confirm, as raw text and its parse; ``None``: the refusal stands.
 
     A call that fills in values the user never ``said`` is a guess, and the refusal
-    stands. A read tool the checks refuse gets one more look under ``without`` (the
-    grammar without that tool, by its name); at most one."""
+    stands. A read tool that guesses, or that the checks refuse, gets one more look
+    under ``without`` (the grammar without that tool, by its name); at most one.
+
+    A read is no answer to a change the request asks and the refusal names ("ok
+    delete it": "none of my tools can delete files"). Either alone is not enough: "what
+    did I write in notes.txt?" says "write", and "anything about milk in todo.md?" was
+    refused with "none of my tools can read or modify files"."""
     for attempt in ("second", "third"):
         result = await turn.look(grammar)
         if isinstance(result, ErrorEvent):
@@ -75,16 +79,21 @@ async def second_look(
         calls = [executor.resolve(ToolCall(c.name, c.arguments)) for c in parsed.calls]
         unsaid = checks.unsaid(calls, said=turn.said, request=turn.prompt)
         if checks.made_up(calls, said=turn.said) or unsaid:
-            log.info("the %s look's call guesses a value; the refusal stands", attempt)
-            return None
-        if honesty.asks_a_change(turn.prompt) and all(
-            executor.registry.get(c.name).kind is ToolKind.READ
-            for c in calls
-            if c.name in executor.registry
+            # A read tool's guess ("is solder on the todo list?" as math 1 + 1) gets
+            # one more look without it, like a read the checks refuse.
+            log.info("the %s look's call guesses a value", attempt)
+        elif (
+            honesty.asks_a_change(turn.prompt)
+            and honesty.refuses_a_change(refusal)
+            and all(
+                executor.registry.get(c.name).kind is ToolKind.READ
+                for c in calls
+                if c.name in executor.registry
+            )
         ):
             log.info("a change was refused; the %s look's read changes nothing", attempt)
             return None
-        if await checks.off_target(turn.prompt, calls, session=turn.session, strict=True) is None:
+        elif await checks.off_target(turn.prompt, calls, session=turn.session, strict=True) is None:
             return raw, parsed
         if len(calls) != 1 or calls[0].name not in without:
             return None

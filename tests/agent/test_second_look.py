@@ -279,6 +279,41 @@ def test_a_third_look_the_checks_refuse_too_leaves_the_refusal_and_runs_nothing(
     assert forced == ["root ::= call", "without ls"]
 
 
+def test_a_read_tool_s_guess_gets_one_more_look_without_it() -> None:
+    # "is solder on the todo list?", refused, came on a second look as math 1 + 1: a
+    # value nobody said; without that tool, the read that serves it.
+    shelf = Shelf()
+    model = Reader(
+        said="I can't do that here: I don't have a todo list.",
+        forced={
+            "root ::= call": fence("ls", path="secrets"),
+            "without ls": fence("cat", path="notes.txt"),
+        },
+        about=("Show a file",),
+    )
+    answer = run_turn(agent_for(model, shelf, without=WITHOUT), "what's in my notes?")[-1]
+    assert isinstance(answer, FinalAnswer) and answer.text == "Your notes say: buy milk."
+    assert shelf.listed == [] and shelf.shown == ["notes.txt"]
+
+
+@pytest.mark.parametrize(
+    ("prompt", "refusal"),
+    [
+        # The request says "write"; the refusal names no change.
+        ("what did I write in notes.txt?", "I can't do that here: I can't read files."),
+        # The refusal names a change; the request asks none.
+        ("anything about milk in notes.txt?", "Sorry, I can't read or modify files."),
+    ],
+)
+def test_a_read_is_barred_only_by_a_change_the_request_asks_and_the_refusal_names(
+    prompt: str, refusal: str
+) -> None:
+    files = Files()
+    model = Model(said=refusal, forced=fence("ls", path="notes.txt"), side="yes")
+    answer = run_turn(agent_for(model, files), prompt)[-1]
+    assert isinstance(answer, FinalAnswer) and files.listed == ["notes.txt"]
+
+
 def lister(*, about: tuple[str, ...]) -> Reader:
     """A model that calls ``ls notes.txt`` itself and, without ``ls``, ``cat``."""
     return Reader(
@@ -440,16 +475,6 @@ def test_an_acting_call_its_device_cannot_do_gets_no_look() -> None:
     assert answer.text == "I can't do that here: none of my devices can do that."
     assert desk.colors == [] and desk.sums == []
     assert [r.grammar for r in model.requests if not r.aside] == [None]
-
-
-def test_a_read_the_refusal_calls_a_change_is_looked_at_when_the_request_asks_none() -> None:
-    # "anything about milk in todo.md?" was refused with "none of my tools can read or
-    # modify files": the request asks no change, so the second look's read runs.
-    files = Files()
-    refusal = "I can't do that here: none of my tools can read or modify files."
-    model = Model(said=refusal, forced=fence("ls", path="todo.md"), side="yes")
-    answer = run_turn(agent_for(model, files), "anything about milk in todo.md?")[-1]
-    assert isinstance(answer, FinalAnswer) and files.listed == ["todo.md"]
 
 
 def test_a_refused_acting_tool_gets_no_third_look() -> None:
