@@ -146,7 +146,10 @@ class LedController:
     @tool(
         kind="read",
         answer=led_state_answer,
-        title="whether the lights (the LED strip, the lamp) are on, and their color and brightness now",
+        title=(
+            "whether the lights (the LED strip, the lamp) are on, and their color and "
+            "brightness now"
+        ),
     )
     def led_state(self) -> dict[str, Any]:
         """Read the LED strip (on, color, brightness)."""
