@@ -21,6 +21,7 @@ requests nobody made (three blind prompt sets, four turns).
 
 from __future__ import annotations
 
+import dataclasses
 import logging
 from collections.abc import Awaitable, Callable, Mapping, Sequence
 from dataclasses import dataclass
@@ -124,18 +125,20 @@ async def look_elsewhere(
     topic question let "light's a bit harsh, take it down to 35" move the camera.
     A request the other tools do not serve either ("who won the world cup in 2014?"
     sent to ``weather``) stays refused: the look's call faces the topic question and
-    the capability question, and a value in it that the user never said is a guess."""
+    the capability question, and a value in it that the request itself does not say
+    is a guess: "bees only fly above about 13 degrees, right?", sent to math, came on
+    a look elsewhere as the weather in the city and on the day of an earlier turn."""
     if len(calls) != 1 or not refusal.off_topic:
         return refusal.text  # a change refused, or what the device cannot do
     name = calls[0].name
-    looks = []
-    if name in without and turn.executor.registry.get(name).extra.get("wrapped"):
-        looks.append(without[name])
-    if name in elsewhere:
-        looks.append(elsewhere[name])
     registry = turn.executor.registry
-    for grammar in looks:
-        again = await second_look(turn, grammar=grammar, without={}, refusal=refusal.text)
+    looks: list[tuple[str, Looking]] = []
+    if name in without and registry.get(name).extra.get("wrapped"):
+        looks.append((without[name], turn))  # the file an earlier turn named counts
+    if name in elsewhere:
+        looks.append((elsewhere[name], dataclasses.replace(turn, said=turn.prompt)))
+    for grammar, looking in looks:
+        again = await second_look(looking, grammar=grammar, without={}, refusal=refusal.text)
         if isinstance(again, ErrorEvent):
             return again
         if again is None:

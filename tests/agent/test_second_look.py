@@ -460,6 +460,24 @@ def test_a_look_at_the_other_tools_acts_only_on_a_device_the_request_names() -> 
     assert desk.colors == [] and desk.sums == []
 
 
+def test_a_look_at_the_other_tools_takes_its_values_from_the_request_alone() -> None:
+    # "bees only fly above about 13 degrees, right?", sent to math, came on a look
+    # elsewhere as the weather for the city and day of an earlier turn.
+    desk = Desk()
+    model = Elsewhere(
+        said=fence("math", expression="13"),
+        forced=fence("led", color="red"),
+        about=("the LED strip",),
+    )
+    agent = agent_for(model, desk, elsewhere=ELSEWHERE)
+    conversation = agent.new_conversation("s")
+    run_turn(agent, "make the strip red", conversation=conversation)
+    assert desk.colors == ["red"]  # "red" said in the request: it runs
+    answer = run_turn(agent, "the strip, is it nice?", conversation=conversation)[-1]
+    assert isinstance(answer, FinalAnswer) and answer.text.startswith("I can't do that here")
+    assert desk.colors == ["red"] and desk.sums == []
+
+
 def test_an_acting_call_its_device_cannot_do_gets_no_look() -> None:
     # The topic question says yes (it is about the strip); the capability question no:
     # what the strip cannot do, no other tool does either.
