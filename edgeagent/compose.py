@@ -14,10 +14,10 @@ import contextlib
 import logging
 import threading
 from asyncio import Future
-from collections.abc import AsyncIterator, Awaitable, Callable, Iterable, Mapping, Sequence
+from collections.abc import AsyncIterator, Awaitable, Callable, Iterable, Sequence
 from dataclasses import dataclass, field
-from types import MappingProxyType, ModuleType
-from typing import TYPE_CHECKING, Any, NamedTuple
+from types import ModuleType
+from typing import TYPE_CHECKING, Any
 
 from edgeagent.config import Config
 from edgeagent.errors import EdgeAgentError, HardwareError
@@ -26,7 +26,7 @@ from edgeagent.tools.executor import ToolExecutor
 from edgeagent.tools.plugins import PluginContext, PluginLoadReport, load_plugins
 from edgeagent.tools.policy import CallPolicy, Confirm
 from edgeagent.tools.registry import ToolRegistry
-from edgeagent.tools.tool import Tool, ToolKind
+from edgeagent.tools.tool import Tool
 
 if TYPE_CHECKING:
     from edgeagent.agent.loop import Agent
@@ -236,30 +236,13 @@ def resolve_call_format(config: Config) -> str:
     return select_profile(config.agent.profile, model=model_name(config)).call_format
 
 
-class _Grammars(NamedTuple):
-    """A turn's llama.cpp grammars (``None``: that step runs unconstrained)."""
-
-    grammar: str | None = None
-    """[llm.llamacpp] grammar: every step, a call of a shown tool or plain text."""
-    call: str | None = None
-    """A forced call of a read tool: for a value only a tool can know."""
-    recheck: str | None = None
-    """A refusal's second look: a call of a titled tool."""
-    recheck_without: Mapping[str, str] = MappingProxyType({})
-    """The second look asked again without one titled read tool, by its name."""
-    recheck_elsewhere: Mapping[str, str] = MappingProxyType({})
-    """A look after the checks refused a call by its topic: the titled tools of the
-    other plugins (and of no wrapper of the same tool), by the refused tool's name."""
-    act: str | None = None
-    """A forced call of an acting tool: after a read the request then acts on."""
-
-
 def build_agent(
     config: Config, *, llm: LLM, executor: ToolExecutor, registry: ToolRegistry
 ) -> Agent:
     """The agent loop for the enabled tools, with the model profile and [agent] settings."""
     from edgeagent.agent.decline import NAME as DECLINE
     from edgeagent.agent.decline import decline_tool
+    from edgeagent.agent.grammars import TurnGrammars, turn_grammars
     from edgeagent.agent.loop import Agent
     from edgeagent.agent.prompt import (
         build_primer,
@@ -304,68 +287,16 @@ def build_agent(
             )
             refused.add(name)
 
-    def grammars_for(shown: Sequence[Tool]) -> _Grammars:
+    def grammars_for(shown: Sequence[Tool]) -> TurnGrammars:
         """The grammars of a turn that shows the ``shown`` tools."""
         shown = [t for t in shown if t.name not in refused]
         if not (shown and call_format.name in ("json", "fence") and llama_cpp):
-            return _Grammars()
-        from edgeagent.llm.grammar import build_tool_grammar
-
-        opener = call_format.marker + ("json\n" if call_format.name == "fence" else "")
-        closer = call_format.end_marker
-        # A forced call is for a value only a tool can know: never an acting tool.
-        readers = [t for t in shown if t.kind is ToolKind.READ and t.name != DECLINE]
-        call_grammar = None
-        if readers:
-            call_grammar = build_tool_grammar(
-                readers, open_marker=opener, close_marker=closer, require_call=True
-            )
-        # A refusal's second look: a call of a tool with a title, which the side
-        # questions check before it runs (never one they would not ask about).
-        titled = [t for t in shown if t.title and t.name != DECLINE]
-        recheck_grammar = None
-        recheck_without: dict[str, str] = {}
-        recheck_elsewhere: dict[str, str] = {}
-        if titled and config.agent.check_target:
-            recheck_grammar = build_tool_grammar(
-                titled, open_marker=opener, close_marker=closer, require_call=True
-            )
-            # Asked again when the checks refuse a second look's read tool; a wrapper's
-            # among the tools that run the same one ("what's on my todo list": ls todo
-            # refused, looked at again among all it gave math 1 + 1, not cat todo).
-            for tool in titled:
-                others = [t for t in titled if t is not tool]
-                runs = tool.extra.get("wrapped")
-                siblings = [t for t in others if runs and t.extra.get("wrapped") == runs]
-                others = siblings or others
-                if tool.kind is ToolKind.READ and others:
-                    recheck_without[tool.name] = build_tool_grammar(
-                        others, open_marker=opener, close_marker=closer, require_call=True
-                    )
-                # "light's a bit harsh, take it down to 35" came as math, which its
-                # topic question refused; the look is among the other devices and reads.
-                elsewhere = [
-                    t
-                    for t in titled
-                    if t.plugin != tool.plugin and not (runs and t.extra.get("wrapped") == runs)
-                ]
-                if elsewhere:
-                    recheck_elsewhere[tool.name] = build_tool_grammar(
-                        elsewhere, open_marker=opener, close_marker=closer, require_call=True
-                    )
-        grammar = None
-        if wants_grammar:
-            grammar = build_tool_grammar(
-                shown, open_marker=opener, close_marker=closer, calls_first=True
-            )
-        actors = [t for t in shown if t.kind is ToolKind.ACT and t.name != DECLINE]
-        act_grammar = None
-        if actors:
-            act_grammar = build_tool_grammar(
-                actors, open_marker=opener, close_marker=closer, require_call=True
-            )
-        return _Grammars(
-            grammar, call_grammar, recheck_grammar, recheck_without, recheck_elsewhere, act_grammar
+            return TurnGrammars()
+        return turn_grammars(
+            shown,
+            call_format=call_format,
+            every_step=bool(wants_grammar),
+            second_look=config.agent.check_target,
         )
 
     def native_for(shown: Sequence[Tool]) -> list[dict[str, Any]] | None:

@@ -697,3 +697,16 @@ def test_a_value_the_tool_reads_from_the_request_itself_is_said() -> None:
     assert checks.unsaid([call], said=prompt, request=prompt) is None
     monday = ToolCall("weather", {"location": "Bologna", "day": "monday"})
     assert checks.unsaid([monday], said=prompt, request=prompt) == "monday"
+
+
+def test_without_the_side_questions_a_turn_has_no_grammar_for_a_look() -> None:
+    pytest.importorskip("llama_cpp")
+    from edgeagent.agent.grammars import turn_grammars
+
+    tools = [*tools_from(Shelf(), plugin="files"), *tools_from(Strip(), plugin="strip")]
+    fence_format = get_call_format("fence")
+    looks = turn_grammars(tools, call_format=fence_format, every_step=False, second_look=True)
+    plain = turn_grammars(tools, call_format=fence_format, every_step=False, second_look=False)
+    assert looks.recheck and looks.recheck_without and looks.recheck_elsewhere
+    assert plain.recheck is None and not plain.recheck_without and not plain.recheck_elsewhere
+    assert plain.call == looks.call and plain.act == looks.act and plain.grammar is None
