@@ -390,17 +390,25 @@ class Elsewhere(Model):
 ELSEWHERE = {"led": "not the strip", "math": "not math"}
 
 
+def desk_agent(
+    *, said: str, forced: str, about: tuple[str, ...], can: str = "yes"
+) -> tuple[Desk, Elsewhere, Agent]:
+    """A desk, a model that calls ``said`` itself and ``forced`` on a look elsewhere,
+    and the agent with the grammars of those looks."""
+    desk = Desk()
+    model = Elsewhere(said=said, forced=forced, about=about, can=can)
+    return desk, model, agent_for(model, desk, elsewhere=ELSEWHERE)
+
+
 def test_a_read_call_refused_by_its_topic_gets_a_look_at_the_other_plugins_tools() -> None:
     # "light's a bit harsh, take it down to 35" came as math; its topic question said
     # no; among the other plugins' tools the model called the strip, which the checks
     # confirm, and the strip changes.
-    desk = Desk()
-    model = Elsewhere(
+    desk, model, agent = desk_agent(
         said=fence("math", expression="35 * 3.14"),
         forced=fence("led", color="red"),
         about=("the LED strip",),
     )
-    agent = agent_for(model, desk, elsewhere=ELSEWHERE)
     answer = run_turn(agent, "too harsh, make the strip red")[-1]
     assert isinstance(answer, FinalAnswer) and answer.text == "The LED strip is now red."
     assert desk.sums == [] and desk.colors == ["red"]
@@ -408,13 +416,12 @@ def test_a_read_call_refused_by_its_topic_gets_a_look_at_the_other_plugins_tools
 
 
 def test_an_acting_call_refused_by_its_topic_gets_a_look_at_the_other_plugins_tools() -> None:
-    desk = Desk()
-    model = Elsewhere(
+    desk, _model, agent = desk_agent(
         said=fence("led", color="red"),
         forced=fence("math", expression="2 + 2"),
         about=("a math problem",),
     )
-    answer = run_turn(agent_for(model, desk, elsewhere=ELSEWHERE), "what is 2 + 2?")[-1]
+    answer = run_turn(agent, "what is 2 + 2?")[-1]
     assert isinstance(answer, FinalAnswer) and answer.text == "= 2 + 2"
     assert desk.colors == [] and desk.sums == ["2 + 2"]
 
@@ -422,11 +429,9 @@ def test_an_acting_call_refused_by_its_topic_gets_a_look_at_the_other_plugins_to
 def test_a_look_at_the_other_tools_the_checks_refuse_too_leaves_the_refusal() -> None:
     # "who won the world cup in 2014?" sent to math: the look's call of the strip is
     # about no device the request names either; nothing runs.
-    desk = Desk()
-    model = Elsewhere(
+    desk, _model, agent = desk_agent(
         said=fence("math", expression="2014"), forced=fence("led", color="gold"), about=()
     )
-    agent = agent_for(model, desk, elsewhere=ELSEWHERE)
     answer = run_turn(agent, "who won the world cup in 2014? gold?")[-1]
     assert isinstance(answer, FinalAnswer)
     assert answer.text == "I can't do that here: math is for a math problem, not for this."
@@ -434,13 +439,12 @@ def test_a_look_at_the_other_tools_the_checks_refuse_too_leaves_the_refusal() ->
 
 
 def test_a_look_at_the_other_tools_that_guesses_a_value_leaves_the_refusal() -> None:
-    desk = Desk()
-    model = Elsewhere(
+    desk, _model, agent = desk_agent(
         said=fence("math", expression="1 + 1"),
         forced=fence("led", color="blue"),
         about=("the LED strip",),
     )
-    answer = run_turn(agent_for(model, desk, elsewhere=ELSEWHERE), "make it feel cosy")[-1]
+    answer = run_turn(agent, "make it feel cosy")[-1]
     assert isinstance(answer, FinalAnswer) and answer.text.startswith("I can't do that here")
     assert desk.colors == [] and desk.sums == []
 
@@ -448,13 +452,11 @@ def test_a_look_at_the_other_tools_that_guesses_a_value_leaves_the_refusal() -> 
 def test_a_look_at_the_other_tools_acts_only_on_a_device_the_request_names() -> None:
     # "light's a bit harsh, take it down to 35", sent to math, moved the camera on a
     # look elsewhere: every side question said yes, but the request names no camera.
-    desk = Desk()
-    model = Elsewhere(
+    desk, _model, agent = desk_agent(
         said=fence("math", expression="35 * 3.14"),
         forced=fence("led", color="red"),
         about=("the LED strip",),
     )
-    agent = agent_for(model, desk, elsewhere=ELSEWHERE)
     answer = run_turn(agent, "bit harsh, make it red")[-1]
     assert isinstance(answer, FinalAnswer) and answer.text.startswith("I can't do that here")
     assert desk.colors == [] and desk.sums == []
@@ -463,13 +465,11 @@ def test_a_look_at_the_other_tools_acts_only_on_a_device_the_request_names() -> 
 def test_a_look_at_the_other_tools_takes_its_values_from_the_request_alone() -> None:
     # "bees only fly above about 13 degrees, right?", sent to math, came on a look
     # elsewhere as the weather for the city and day of an earlier turn.
-    desk = Desk()
-    model = Elsewhere(
+    desk, _model, agent = desk_agent(
         said=fence("math", expression="13"),
         forced=fence("led", color="red"),
         about=("the LED strip",),
     )
-    agent = agent_for(model, desk, elsewhere=ELSEWHERE)
     conversation = agent.new_conversation("s")
     run_turn(agent, "make the strip red", conversation=conversation)
     assert desk.colors == ["red"]  # "red" said in the request: it runs
@@ -481,14 +481,13 @@ def test_a_look_at_the_other_tools_takes_its_values_from_the_request_alone() -> 
 def test_an_acting_call_its_device_cannot_do_gets_no_look() -> None:
     # The topic question says yes (it is about the strip); the capability question no:
     # what the strip cannot do, no other tool does either.
-    desk = Desk()
-    model = Elsewhere(
+    desk, model, agent = desk_agent(
         said=fence("led", color="red"),
         forced=fence("math", expression="1"),
         about=("the LED strip",),
         can="no",
     )
-    answer = run_turn(agent_for(model, desk, elsewhere=ELSEWHERE), "make the lights sing")[-1]
+    answer = run_turn(agent, "make the lights sing")[-1]
     assert isinstance(answer, FinalAnswer)
     assert answer.text == "I can't do that here: none of my devices can do that."
     assert desk.colors == [] and desk.sums == []
