@@ -29,7 +29,7 @@ from edgeagent.plugin import (
     make_tool,
     tool,
 )
-from edgeagent_shell.hints import files_hint, lacks_file, mend_paths, missing_paths
+from edgeagent_shell.hints import files_hint, lacks_file, mend_paths, missing_paths, stem_search
 from edgeagent_shell.policy import DEFAULT_ALLOW, RUNNERS, ShellPolicy, resolve_roots
 from edgeagent_shell.runner import redact, run_command, secret_values
 from edgeagent_shell.said import command_as_said, wrapped_as_said
@@ -118,6 +118,16 @@ class Shell:
             timeout_s=self.timeout_s,
             max_output_bytes=self.max_output_bytes,
         )
+        stemmed = stem_search(argv) if ran.exit_code == 1 and not ran.output.strip() else None
+        if stemmed is not None:
+            again = run_command(
+                self.policy.check(shlex.join(stemmed[0])),
+                cwd=self.policy.cwd,
+                timeout_s=self.timeout_s,
+                max_output_bytes=self.max_output_bytes,
+            )
+            if again.exit_code == 0:
+                ran, notes = again, [*notes, stemmed[1]]
         text = redact(ran.output.decode("utf-8", errors="replace"), secret_values(os.environ))
         if ran.timed_out:
             raise ToolError(

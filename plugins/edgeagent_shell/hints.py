@@ -23,6 +23,8 @@ import re
 from collections.abc import Iterator, Sequence
 from pathlib import Path
 
+import snowballstemmer
+
 MISSING = "No such file or directory"
 MAX_SCANNED = 2000
 """Files looked at below the roots: a hint must stay cheap on a Pi's SD card."""
@@ -115,6 +117,30 @@ def mend_paths(
         # With no path left, a recursive grep searches the working directory.
         args = [a for i, a in enumerate(args) if i not in still]
     return [command, *args], notes
+
+
+def stem_search(argv: Sequence[str]) -> tuple[list[str], str] | None:
+    """``grep`` again for the stem of its one-word pattern, and a note saying so, after a
+    search that found nothing; ``None`` when the pattern is no plain word or is its own
+    stem. People search in word forms: "which file talks about soldering?" found nothing
+    in a todo list that says "solder the header", and "calibrating" missed "Calibrate".
+    English stems (Snowball), cut back to what the word itself starts with."""
+    if argv[0] != "grep" or any(a in ("-e", "--regexp") or a.startswith("--regexp=") for a in argv):
+        return None
+    args = list(argv[1:])
+    operands = _operands(args, VALUE_OPTIONS["grep"])
+    if not operands or not re.fullmatch(r"[A-Za-z]{5,}", args[operands[0]]):
+        return None
+    word = args[operands[0]]
+    pairs = zip(word.lower(), _ENGLISH.stemWord(word.lower()), strict=False)
+    stem = "".join(a for a, _ in itertools.takewhile(lambda pair: pair[0] == pair[1], pairs))
+    if len(stem) < 4 or stem == word.lower():
+        return None
+    args[operands[0]] = stem
+    return [argv[0], *args], f"nothing matched {word!r}; searched for its stem {stem!r}"
+
+
+_ENGLISH = snowballstemmer.stemmer("english")
 
 
 def _loose(stem: str) -> str:

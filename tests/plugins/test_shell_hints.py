@@ -214,3 +214,38 @@ def test_missing_paths_reads_every_commands_message(output: str, paths: list[str
 
 def test_an_empty_root_gives_no_hint(tmp_path: Path) -> None:
     assert files_hint(["a.txt"], roots=[tmp_path], cwd=tmp_path) == ""
+
+
+@pytest.mark.parametrize(
+    ("command", "output", "stem"),
+    [
+        # "which file talks about servos?": the notes say "servo".
+        ("grep -rniI servos", "notes.txt:1:buy a new servo", "servo"),
+        ("grep -i booting logs/app.log", "boot ok", "boot"),
+    ],
+)
+def test_a_search_for_a_word_form_that_finds_nothing_searches_its_stem(
+    shell: Tool, command: str, output: str, stem: str
+) -> None:
+    result = shell.func(command=command)
+    assert result["exit_code"] == 0
+    assert output in result["output"]
+    assert shell.answer is not None
+    assert shell.answer(result).endswith(
+        f"(nothing matched {command.split()[2]!r}; searched for its stem {stem!r})"
+    )
+
+
+@pytest.mark.parametrize(
+    "command",
+    [
+        "grep -rniI servo",  # a match: nothing to mend
+        "grep -rniI eggs.*milk",  # a regular expression is left as written
+        "grep -rniI kettle",  # its own stem: no match stays no match
+        "grep -rniI kettles",  # the stem finds nothing either
+        "grep -e booting -rniI .",  # -e: the pattern is the option's value
+    ],
+)
+def test_a_search_is_only_widened_to_a_stem_that_finds_something(shell: Tool, command: str) -> None:
+    result = shell.func(command=command)
+    assert "mended" not in result
