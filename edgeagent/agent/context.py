@@ -106,6 +106,23 @@ class Conversation:
         """Indices of the user messages that open each turn, oldest first."""
         return [i for i, m in enumerate(self.messages) if i >= self.kept and m["role"] == "user"]
 
+    def request(self) -> str:
+        """This turn's request, as the model reads it."""
+        return str(self.messages[self.turn_starts()[-1]]["content"])
+
+    def earlier_turn(self) -> str:
+        """The turn before this one as the model read it: request, tool results, answer."""
+        starts = self.turn_starts()
+        if len(starts) < 2:
+            return ""
+        return "\n".join(str(m["content"]) for m in self.messages[starts[-2] : starts[-1]])
+
+    def said(self) -> str:
+        """Everything the user said in this conversation (the primer's examples excluded)."""
+        return "\n".join(
+            str(m["content"]) for m in self.messages[self.kept :] if m["role"] == "user"
+        )
+
     def drop_oldest_turn(self) -> bool:
         """Drop the oldest turn unless it is the current (last) one. False if none left."""
         starts = self.turn_starts()

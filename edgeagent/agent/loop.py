@@ -61,16 +61,6 @@ def _signature(call: ToolCall) -> str:
     return call.name + json.dumps(call.arguments, sort_keys=True, default=str)
 
 
-def _current_prompt(conversation: Conversation) -> str:
-    return conversation.messages[conversation.turn_starts()[-1]]["content"]
-
-
-def _said(conversation: Conversation) -> str:
-    """Everything the user said in this conversation (the primer's examples excluded)."""
-    kept = conversation.messages[conversation.kept :]
-    return "\n".join(str(m["content"]) for m in kept if m["role"] == "user")
-
-
 def _reword_last(conversation: Conversation, prompt: str, text: str, said: str) -> None:
     """The answer ``text`` to ``prompt`` as ``said`` in the history, where the turn
     left it there (a refusal by the checks leaves no trace of its turn)."""
@@ -265,7 +255,7 @@ class Agent:
             if not parsed.calls and not parsed.errors and not records and self.check_target:
                 asked = await asked_again(
                     conversation,
-                    request=_current_prompt(conversation),
+                    request=conversation.request(),
                     call_format=self.call_format,
                     checks=self.checks,
                 )
@@ -280,11 +270,12 @@ class Agent:
                 and not acted(records)
                 and not failed_to_act(records, self.executor.registry)
                 and await self.checks.needs_a_call(
-                    _current_prompt(conversation),
+                    conversation.request(),
                     raw,
                     parsed.text,
                     shown=shown,
                     session=conversation.id,
+                    earlier=conversation.earlier_turn(),
                 )
             ):
                 # It wrote a tool's answer, or a value only a tool can know, itself: it
@@ -309,7 +300,7 @@ class Agent:
                 log.info("model answered after a failed read; mending: %r", again[:120])
                 fresh = [self.executor.resolve(ToolCall(c.name, c.arguments)) for c in looked.calls]
                 repeats = any(_signature(c) in failures for c in fresh)
-                guessed = self.checks.made_up(fresh, said=_said(conversation))
+                guessed = self.checks.made_up(fresh, said=conversation.said())
                 if fresh and not looked.errors and not repeats and guessed is None:
                     raw, parsed = again, looked
             checked = followed  # the calls passed their checks (a follow-up's, a second look's)
@@ -337,7 +328,7 @@ class Agent:
                 raw, parsed = second
                 checked = True
             calls = [self.executor.resolve(ToolCall(c.name, c.arguments)) for c in parsed.calls]
-            calls = self.checks.reread(calls, request=_current_prompt(conversation))
+            calls = self.checks.reread(calls, request=conversation.request())
             calls = self.checks.recall(calls, earlier=conversation.results())
             declined = [c for c in calls if self.decline and c.name == DECLINE]
             calls = [c for c in calls if c not in declined]
@@ -365,7 +356,7 @@ class Agent:
                 answer = self._answer(conversation, parsed.text, raw, records, prompt=prompt)
                 yield FinalAnswer(answer, tool_calls=records, steps=step)
                 return
-            question = None if records else self.checks.made_up(calls, said=_said(conversation))
+            question = None if records else self.checks.made_up(calls, said=conversation.said())
             if question is not None:
                 # Like a refusal, the exchange leaves no trace for the model to copy.
                 del messages[conversation.turn_starts()[-1] :]
@@ -374,7 +365,7 @@ class Agent:
             if calls and not records and self.check_target and not checked:
                 refusal: Refusal | str | ToolCall | ErrorEvent | None
                 refusal = await self.checks.off_target(
-                    _current_prompt(conversation), calls, session=conversation.id
+                    conversation.request(), calls, session=conversation.id
                 )
                 if isinstance(refusal, Refusal) and recheck:
                     refusal = await look_elsewhere(
@@ -467,7 +458,7 @@ class Agent:
                 and not parsed.errors
                 and not skipped
                 and step < self.max_steps
-                and then_acts(step_records, self.executor.registry, _current_prompt(conversation))
+                and then_acts(step_records, self.executor.registry, conversation.request())
             ):
                 # "take a third of that and use it as the brightness": the read is half
                 # of it; the model sees its result and, where the engine has a grammar,
@@ -547,8 +538,8 @@ class Agent:
             lambda grammar: self._forced_call(conversation, grammar=grammar, meter=meter),
             checks=self.checks,
             executor=self.executor,
-            prompt=_current_prompt(conversation),
-            said=_said(conversation),
+            prompt=conversation.request(),
+            said=conversation.said(),
             session=conversation.id,
         )
 

@@ -421,6 +421,56 @@ def test_a_computed_number_from_memory_is_replaced_by_a_forced_call() -> None:
     assert [bool(r.aside) for r in model.requests] == [False, True, False]
 
 
+class FollowUpModel(GrammarAwareModel):
+    """Answers each request in turn from ``answers`` (memory), unless a grammar forces a
+    call; a side question gets "yes"."""
+
+    def __init__(self, answers: list[str], *, forced: str) -> None:
+        super().__init__(said="", forced=forced)
+        self.answers = answers
+
+    async def stream(self, request: Any) -> Any:
+        if not request.aside and not request.grammar:
+            self.said = self.answers.pop(0)
+        async for chunk in super().stream(request):
+            yield chunk
+
+
+def follow_up_agent(model: FollowUpModel, calculator: Calculator) -> Agent:
+    return Agent(
+        llm=model,  # type: ignore[arg-type]
+        executor=ToolExecutor(ToolRegistry(tools_from(calculator, plugin="test"))),
+        call_format=get_call_format("fence"),
+        system_prompt="sys",
+        call_grammar="root ::= call",
+    )
+
+
+def test_a_follow_up_computed_from_memory_from_the_turn_before_is_a_forced_call() -> None:
+    calculator = Calculator()
+    model = FollowUpModel(
+        ["Nice!", "That is 2.244 kilograms."], forced=fence("math", expression="2244/1000")
+    )
+    agent = follow_up_agent(model, calculator)
+    conversation = agent.new_conversation("s")
+    assert final(run_turn(agent, "I used 2244 grams of flour", conversation)).text == "Nice!"
+    answer = final(run_turn(agent, "and what's that in kilos?", conversation))
+    assert calculator.asked == ["2244/1000"]
+    assert answer.text == "2244/1000 = 391"
+
+
+def test_a_follow_up_answered_with_the_turn_befores_numbers_only_is_left_alone() -> None:
+    calculator = Calculator()
+    model = FollowUpModel(["Nice!", "You used 2244 grams."], forced=fence("math", expression="1"))
+    agent = follow_up_agent(model, calculator)
+    conversation = agent.new_conversation("s")
+    final(run_turn(agent, "I used 2244 grams of flour", conversation))
+    answer = final(run_turn(agent, "how much did I say?", conversation))
+    assert calculator.asked == []
+    assert answer.text == "You used 2244 grams."
+    assert not any(r.aside for r in model.requests)
+
+
 def test_new_numbers() -> None:
     assert honesty.new_numbers("17 times 23 is 391", "what's 17 times 23?") == ["391"]
     assert honesty.new_numbers("Paris.", "capital of France?") == []
