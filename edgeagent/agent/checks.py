@@ -54,7 +54,13 @@ class SideChecks:
         self.registry = registry
 
     async def off_target(
-        self, prompt: str, calls: Sequence[ToolCall], *, session: str, strict: bool = False
+        self,
+        prompt: str,
+        calls: Sequence[ToolCall],
+        *,
+        session: str,
+        strict: bool = False,
+        earlier: tuple[str, str] = ("", ""),
     ) -> Refusal | ToolCall | None:
         """A refusal when the model calls an acting tool (or a titled read tool) for a
         request that, asked in one constrained word, it says the tool is not for; or,
@@ -67,7 +73,14 @@ class SideChecks:
 
         The refusal ends the turn. Tried: telling the model once why, so it could pick
         another tool. It did not pick one; it answered "the tool that fits is ls" or
-        made up "notes.txt does not exist" (a state no tool reported)."""
+        made up "notes.txt does not exist" (a state no tool reported).
+
+        ``earlier``, the turn before (its request, and all of it as the model read it):
+        a read call that carries a number from there, not from this request, continues
+        it, so a "no" to this request alone is asked again of both requests together.
+        "and if I do that 4 times a week?" after "45 minutes at 9 calories a minute"
+        called ``math`` with "405 * 4", and the topic question, asked of the follow-up
+        alone, said it was no math problem (blind prompts)."""
         for call in calls:
             if call.name not in self.registry:
                 continue
@@ -79,6 +92,10 @@ class SideChecks:
             )
             log.info("target check: %r for %s -> %r", prompt[:60], tool.name, answer)
             acts = tool.kind is ToolKind.ACT
+            if answer == "no" and not acts and _carries_a_number(call, prompt, earlier[1]):
+                both = f"{earlier[0]} {prompt}"
+                answer = await self.ask(target_question(both, tool.title), session=session)
+                log.info("target check with the turn before: %r -> %r", both[:90], answer)
             # A change asked of a wrapper that reads ("ok delete it" as ls notes.txt,
             # "clear the log please" as tail log) faces the reader question even on the
             # model's own call: the topic question says yes, it is about that file.
@@ -300,6 +317,17 @@ class SideChecks:
 
 FILE_SUFFIX = re.compile(r"(?<=\w)\.[A-Za-z]\w{0,4}$")
 """A file name's extension (``.txt``, ``.md``, ``.log``)."""
+
+
+def _carries_a_number(call: ToolCall, prompt: str, earlier: str) -> bool:
+    """Whether ``call`` holds a number the turn before (``earlier``) holds and the
+    request does not: it computes on from an earlier result."""
+    before = {n.replace(",", "") for n in honesty.NUMBER.findall(earlier)}
+    return any(
+        n.replace(",", "") in before
+        for leaf in _leaves(call.arguments)
+        for n in honesty.new_numbers(str(leaf), prompt)
+    )
 
 
 def _leaves(value: object) -> list[object]:

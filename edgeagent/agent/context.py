@@ -110,6 +110,11 @@ class Conversation:
         """This turn's request, as the model reads it."""
         return str(self.messages[self.turn_starts()[-1]]["content"])
 
+    def earlier_request(self) -> str:
+        """The turn before's request, as the model read it; "" in a first turn."""
+        starts = self.turn_starts()
+        return str(self.messages[starts[-2]]["content"]) if len(starts) > 1 else ""
+
     def earlier_turn(self) -> str:
         """The turn before this one as the model read it: request, tool results, answer."""
         starts = self.turn_starts()

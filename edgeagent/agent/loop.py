@@ -365,7 +365,10 @@ class Agent:
             if calls and not records and self.check_target and not checked:
                 refusal: Refusal | str | ToolCall | ErrorEvent | None
                 refusal = await self.checks.off_target(
-                    conversation.request(), calls, session=conversation.id
+                    conversation.request(),
+                    calls,
+                    session=conversation.id,
+                    earlier=(conversation.earlier_request(), conversation.earlier_turn()),
                 )
                 if isinstance(refusal, Refusal) and recheck:
                     refusal = await look_elsewhere(

@@ -471,6 +471,56 @@ def test_a_follow_up_answered_with_the_turn_befores_numbers_only_is_left_alone()
     assert not any(r.aside for r in model.requests)
 
 
+class TitledCalculator:
+    """A titled read tool: the topic question checks its calls."""
+
+    def __init__(self) -> None:
+        self.asked: list[str] = []
+
+    @tool(name="math", title="a math problem", answer=lambda r: f"= {r['result']}")
+    def math(self, expression: str) -> dict[str, Any]:
+        """Evaluate arithmetic."""
+        self.asked.append(expression)
+        return {"result": {"45*9": 405, "405*4": 1620}.get(expression, 0)}
+
+
+def calorie_agent(rules: list[Rule]) -> tuple[Agent, TitledCalculator]:
+    calculator = TitledCalculator()
+    engine = ScriptedEngine(
+        [
+            *rules,
+            (r'Request: "45 minutes at 9 a minute\?"', "yes"),
+            (r"^45 minutes", fence("math", expression="45*9")),
+            (r"^and if I do that", fence("math", expression="405*4")),
+            (r"^and the capital", fence("math", expression="405*4")),
+        ],
+        default="no",
+        context_window=4096,
+    )
+    return plain_agent(InProcessLLM(engine), calculator, check_target=True), calculator
+
+
+def test_a_follow_up_call_carrying_the_turn_befores_result_is_checked_with_that_turn() -> None:
+    # Asked alone, the follow-up is no math problem; asked with the turn before, it is.
+    agent, calculator = calorie_agent(
+        [(r'Request: "45 minutes at 9 a minute\? and if I do that 4 times a week\?"', "yes")]
+    )
+    conversation = agent.new_conversation("s")
+    final(run_turn(agent, "45 minutes at 9 a minute?", conversation))
+    answer = final(run_turn(agent, "and if I do that 4 times a week?", conversation))
+    assert calculator.asked == ["45*9", "405*4"]
+    assert answer.text == "= 1620"
+
+
+def test_a_call_carrying_an_earlier_result_is_still_refused_when_both_turns_say_no() -> None:
+    agent, calculator = calorie_agent([])
+    conversation = agent.new_conversation("s")
+    final(run_turn(agent, "45 minutes at 9 a minute?", conversation))
+    answer = final(run_turn(agent, "and the capital of Peru?", conversation))
+    assert calculator.asked == ["45*9"]
+    assert answer.text == "I can't do that here: math is for a math problem, not for this."
+
+
 def test_new_numbers() -> None:
     assert honesty.new_numbers("17 times 23 is 391", "what's 17 times 23?") == ["391"]
     assert honesty.new_numbers("Paris.", "capital of France?") == []
