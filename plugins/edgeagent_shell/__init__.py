@@ -24,18 +24,28 @@ from edgeagent.plugin import (
     PluginContext,
     Register,
     Tool,
+    ToolDeniedError,
     ToolError,
     hookimpl,
     make_tool,
     tool,
 )
-from edgeagent_shell.hints import files_hint, lacks_file, mend_paths, missing_paths, stem_search
+from edgeagent_shell.hints import (
+    files_hint,
+    lacks_file,
+    listed_file,
+    mend_paths,
+    missing_paths,
+    stem_search,
+)
 from edgeagent_shell.policy import DEFAULT_ALLOW, RUNNERS, ShellPolicy, resolve_roots
-from edgeagent_shell.runner import redact, run_command, secret_values
+from edgeagent_shell.runner import RunResult, redact, run_command, secret_values
 from edgeagent_shell.said import command_as_said, wrapped_as_said
 
 ARGUMENTS_TOKEN = "{arguments}"
 ANSWER_CHARS = 600
+LISTED_LINES = 20
+"""How much of a file an ``ls`` of that file alone shows after its listing."""
 """How much output the user's answer shows; the model's result holds all of it."""
 
 
@@ -120,15 +130,20 @@ class Shell:
         )
         stemmed = stem_search(argv) if ran.exit_code == 1 and not ran.output.strip() else None
         if stemmed is not None:
-            again = run_command(
-                self.policy.check(shlex.join(stemmed[0])),
-                cwd=self.policy.cwd,
-                timeout_s=self.timeout_s,
-                max_output_bytes=self.max_output_bytes,
-            )
+            again = self._run(stemmed[0])
             if again.exit_code == 0:
                 ran, notes = again, [*notes, stemmed[1]]
-        text = redact(ran.output.decode("utf-8", errors="replace"), secret_values(os.environ))
+        output = ran.output
+        listed = listed_file(argv, cwd=self.policy.cwd) if ran.exit_code == 0 else None
+        if listed is not None:
+            try:
+                shown = self._run(["head", "-n", str(LISTED_LINES), "--", listed])
+            except ToolDeniedError:  # head is not allowed here: the listing alone
+                shown = None
+            if shown is not None and shown.exit_code == 0:
+                output += shown.output
+                notes = [*notes, f"{listed} is a file: its first lines follow the listing"]
+        text = redact(output.decode("utf-8", errors="replace"), secret_values(os.environ))
         if ran.timed_out:
             raise ToolError(
                 f"{argv[0]} was stopped after {self.timeout_s:g} s (timeout); "
@@ -152,6 +167,15 @@ class Shell:
                 f"narrow it (head, grep, a subdirectory)"
             )
         return result
+
+    def _run(self, argv: list[str]) -> RunResult:
+        """A further command a call runs, checked by the policy like the call's own."""
+        return run_command(
+            self.policy.check(shlex.join(argv)),
+            cwd=self.policy.cwd,
+            timeout_s=self.timeout_s,
+            max_output_bytes=self.max_output_bytes,
+        )
 
 
 def build_shell_tool(options: ShellOptions, *, base: Path) -> Tool:

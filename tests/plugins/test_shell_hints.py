@@ -249,3 +249,29 @@ def test_a_search_for_a_word_form_that_finds_nothing_searches_its_stem(
 def test_a_search_is_only_widened_to_a_stem_that_finds_something(shell: Tool, command: str) -> None:
     result = shell.func(command=command)
     assert "mended" not in result
+
+
+@pytest.mark.parametrize("command", ["ls -lA todo.md", "ls todo"])
+def test_ls_of_one_file_shows_its_first_lines_after_the_listing(shell: Tool, command: str) -> None:
+    # "what's on todo.md" came as ls todo.md: the listing line alone answers nothing.
+    result = shell.func(command=command)
+    listing, *text = result["output"].splitlines()
+    assert listing.endswith("todo.md")
+    assert text == ["- milk", "- eggs"]
+    assert result["mended"].endswith("todo.md is a file: its first lines follow the listing")
+
+
+@pytest.mark.parametrize("command", ["ls logs", "ls -lA notes.txt todo.md", "ls"])
+def test_ls_of_a_folder_or_of_several_paths_is_the_listing_alone(shell: Tool, command: str) -> None:
+    result = shell.func(command=command)
+    assert "- milk" not in result["output"]
+    assert "buy a new servo" not in result["output"]
+    assert "mended" not in result
+
+
+def test_ls_of_one_file_shows_no_text_where_head_is_not_allowed(tmp_path: Path) -> None:
+    (tmp_path / "todo.md").write_text("- milk\n")
+    options = ShellOptions(roots=[Path(".")], allow=["ls"])
+    result = build_shell_tool(options, base=tmp_path).func(command="ls todo.md")
+    assert result["output"].splitlines()[-1].endswith("todo.md")
+    assert "- milk" not in result["output"]
