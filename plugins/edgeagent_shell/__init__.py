@@ -44,9 +44,9 @@ from edgeagent_shell.said import command_as_said, wrapped_as_said
 
 ARGUMENTS_TOKEN = "{arguments}"
 ANSWER_CHARS = 600
+"""How much output the user's answer shows; the model's result holds all of it."""
 LISTED_LINES = 20
 """How much of a file an ``ls`` of that file alone shows after its listing."""
-"""How much output the user's answer shows; the model's result holds all of it."""
 
 
 class ShellOptions(BaseModel):

@@ -11,7 +11,9 @@ stem is a file type, the only file of that type: "log" or "log.txt" for ``logs/a
 as people say "the log"; grep's pattern and path swapped; every file for a recursive
 grep of a file that is not there; a number given to head or tail as a file is the line
 count), and says so in the answer. What cannot be mended fails with the names that are
-there (:func:`missing_paths`, :func:`files_hint`).
+there (:func:`missing_paths`, :func:`files_hint`). After it runs, a ``grep`` that found
+nothing tries its word's stem (:func:`stem_search`), and an ``ls`` of one file shows the
+file's first lines too (:func:`listed_file`).
 """
 
 from __future__ import annotations
@@ -133,15 +135,13 @@ def stem_search(argv: Sequence[str]) -> tuple[list[str], str] | None:
     if not operands or not re.fullmatch(r"[A-Za-z]{5,}", args[operands[0]]):
         return None
     word = args[operands[0]]
-    pairs = zip(word.lower(), _ENGLISH.stemWord(word.lower()), strict=False)
+    stemmed = snowballstemmer.stemmer("english").stemWord(word.lower())
+    pairs = zip(word.lower(), stemmed, strict=False)
     stem = "".join(a for a, _ in itertools.takewhile(lambda pair: pair[0] == pair[1], pairs))
     if len(stem) < 4 or stem == word.lower():
         return None
     args[operands[0]] = stem
     return [argv[0], *args], f"nothing matched {word!r}; searched for its stem {stem!r}"
-
-
-_ENGLISH = snowballstemmer.stemmer("english")
 
 
 def _loose(stem: str) -> str:
