@@ -20,12 +20,9 @@ from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
-from edgeagent.agent.checks import SideChecks  # noqa: E402
+from side_questions import shipped_checks  # noqa: E402
+
 from edgeagent.agent.honesty import target_question  # noqa: E402
-from edgeagent.config_file import load_config  # noqa: E402
-from edgeagent.llm.base import InProcessLLM  # noqa: E402
-from edgeagent.llm.select import EngineSpec, create_engine, select_engine_spec  # noqa: E402
-from edgeagent.tools.registry import ToolRegistry  # noqa: E402
 
 OLD = "List directory"
 CAT = "Show what a file contains"
@@ -64,10 +61,7 @@ LISTING = [
 
 
 async def main() -> None:
-    config = load_config(ROOT / "config" / "edgeagent.toml")
-    spec = select_engine_spec(config)
-    engine = create_engine(EngineSpec(spec.backend, {**spec.options, "n_threads": 2}))
-    checks = SideChecks(llm=InProcessLLM(engine), registry=ToolRegistry())
+    checks, _ = shipped_checks()
 
     async def yes(prompts: list[str], title: str) -> list[str]:
         return [

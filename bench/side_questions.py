@@ -32,7 +32,7 @@ from edgeagent.agent.honesty import (  # noqa: E402
     target_question,
 )
 from edgeagent.config_file import load_config  # noqa: E402
-from edgeagent.llm.base import InProcessLLM  # noqa: E402
+from edgeagent.llm.base import Engine, InProcessLLM  # noqa: E402
 from edgeagent.llm.select import EngineSpec, create_engine, select_engine_spec  # noqa: E402
 from edgeagent.tools.registry import ToolRegistry  # noqa: E402
 
@@ -220,11 +220,18 @@ async def passes(checks: SideChecks, questions: list[Question], prompt: str, dev
     return True
 
 
-async def main() -> int:
+def shipped_checks() -> tuple[SideChecks, Engine]:
+    """The side questions on the shipped config's model, alone (no tools), on 2 threads,
+    and that model's engine (to close); also used by bench/state_titles.py and
+    bench/read_titles.py."""
     config = load_config(ROOT / "config" / "edgeagent.toml")
     spec = select_engine_spec(config)
     engine = create_engine(EngineSpec(spec.backend, {**spec.options, "n_threads": 2}))
-    checks = SideChecks(llm=InProcessLLM(engine), registry=ToolRegistry())
+    return SideChecks(llm=InProcessLLM(engine), registry=ToolRegistry()), engine
+
+
+async def main() -> int:
+    checks, engine = shipped_checks()
     asked: dict[str, list[Question]] = {
         "topic (target_question)": [target_question],
         "capability (capability_question)": [capability_question],

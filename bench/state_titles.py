@@ -14,12 +14,9 @@ from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
-from edgeagent.agent.checks import SideChecks  # noqa: E402
+from side_questions import shipped_checks  # noqa: E402
+
 from edgeagent.agent.honesty import target_question  # noqa: E402
-from edgeagent.config_file import load_config  # noqa: E402
-from edgeagent.llm.base import InProcessLLM  # noqa: E402
-from edgeagent.llm.select import EngineSpec, create_engine, select_engine_spec  # noqa: E402
-from edgeagent.tools.registry import ToolRegistry  # noqa: E402
 
 OLD = "whether the LED strip is on, and its color and brightness now"
 SHIPPED = "whether the lights (the LED strip, the lamp) are on, and their color and brightness now"
@@ -61,10 +58,7 @@ NO = [
 
 
 async def main() -> None:
-    config = load_config(ROOT / "config" / "edgeagent.toml")
-    spec = select_engine_spec(config)
-    engine = create_engine(EngineSpec(spec.backend, {**spec.options, "n_threads": 2}))
-    checks = SideChecks(llm=InProcessLLM(engine), registry=ToolRegistry())
+    checks, _ = shipped_checks()
     for title in (OLD, SHIPPED, *sys.argv[1:]):
         y = [p for p in YES if await checks.ask(target_question(p, title), session="p") == "yes"]
         n = [p for p in NO if await checks.ask(target_question(p, title), session="p") == "yes"]
