@@ -137,6 +137,11 @@ def _one_value_for_one_parameter(tool: Tool, arguments: dict[str, Any]) -> dict[
     return arguments
 
 
+def _parameters(tool: Tool) -> dict[str, Any]:
+    properties: dict[str, Any] = tool.parameters.get("properties", {})
+    return properties
+
+
 class ToolExecutor:
     """Runs tool calls for the agent loop and for ``edgeagent tools call``."""
 
@@ -147,14 +152,38 @@ class ToolExecutor:
     def resolve(self, call: ToolCall) -> ToolCall:
         """The call to run: ``call`` itself, or, when it names no tool but a command that
         a wrappable tool runs (the model calls ``ps`` or ``cat`` as if they were tools),
-        that tool's call for the command. Anything else is left to fail as unknown."""
-        if call.name in self.registry or not isinstance(call.arguments, dict):
+        that tool's call for the command; or, when it names a tool that takes none of
+        its arguments, the one other tool of the same kind that takes them all ("ok, dim
+        them to thirty-five" came as ``servo`` with ``brightness: 35``, an argument of
+        ``led`` only; blind prompts). Anything else is left to fail as it is."""
+        if not isinstance(call.arguments, dict):
             return call
+        if call.name in self.registry:
+            return self._owner(call)
         for tool in self.registry:
             if tool.wrap is not None and call.name in tool.extra.get("commands", ()):
                 words = as_argument_list(call.arguments)
                 return ToolCall(tool.name, tool.wrap(f"{call.name} {{arguments}}", words))
         return call
+
+    def _owner(self, call: ToolCall) -> ToolCall:
+        """``call`` as a call of the one other tool of its tool's kind whose parameters
+        include every argument ``call`` has, when its own tool takes none of them."""
+        named = self.registry.get(call.name)
+        given = set(call.arguments)
+        if not given or given & set(_parameters(named)):
+            return call
+        if _one_value_for_one_parameter(named, call.arguments) is not call.arguments:
+            return call  # a one-item list for its one required parameter: its own
+        owners = [
+            tool
+            for tool in self.registry
+            if tool.kind is named.kind and tool is not named and given <= set(_parameters(tool))
+        ]
+        if len(owners) != 1:
+            return call
+        log.info("%s takes none of %s; %s takes them all", call.name, sorted(given), owners[0].name)
+        return ToolCall(owners[0].name, call.arguments)
 
     def validate(self, call: ToolCall) -> tuple[Tool, dict[str, Any]]:
         """Look the tool up and validate arguments; raise a :class:`ToolError` if wrong."""

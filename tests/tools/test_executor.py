@@ -8,7 +8,7 @@ from typing import Any
 
 import pytest
 
-from edgeagent.tools import make_tool
+from edgeagent.tools import make_tool, tool
 from edgeagent.tools.executor import ToolCall, ToolExecutor
 from edgeagent.tools.registry import ToolRegistry
 
@@ -73,3 +73,49 @@ def test_failures_that_other_arguments_may_mend_say_so() -> None:
     unknown = asyncio.run(executor.execute(ToolCall("volume", {})))
     assert not unknown.ok and not unknown.mendable
     assert "mendable" not in run(broken, {"path": "x"}).to_json()  # never shown to the model
+
+
+@tool(kind="act")
+def brighten(brightness: int) -> str:
+    """Set a brightness (a stand-in acting tool)."""
+    return f"brightness {brightness}"
+
+
+@tool(kind="act")
+def turn(angle: int) -> str:
+    """Turn to an angle (a stand-in acting tool)."""
+    return f"angle {angle}"
+
+
+def acting(*tools: Any) -> ToolExecutor:
+    return ToolExecutor(ToolRegistry([make_tool(t) for t in tools]))
+
+
+def test_a_call_with_only_another_tools_arguments_runs_as_that_tool() -> None:
+    executor = acting(brighten, turn)
+    assert executor.resolve(ToolCall("turn", {"brightness": 35})) == ToolCall(
+        "brighten", {"brightness": 35}
+    )
+    assert asyncio.run(executor.execute(executor.resolve(ToolCall("turn", {"brightness": 35})))).ok
+
+
+@pytest.mark.parametrize(
+    "call",
+    [
+        ToolCall("turn", {"angle": 30}),  # its own
+        ToolCall("turn", {"angle": 30, "brightness": 35}),  # one of its own: it fails as it is
+        ToolCall("turn", {"speed": 3}),  # nobody's
+        ToolCall("turn", {}),
+    ],
+)
+def test_any_other_call_keeps_its_tool(call: ToolCall) -> None:
+    assert acting(brighten, turn).resolve(call) == call
+
+
+def test_a_read_tools_arguments_never_move_an_acting_call() -> None:
+    executor = ToolExecutor(ToolRegistry([make_tool(turn), make_tool(forecast), make_tool(calc)]))
+    call = ToolCall("turn", {"location": "Oslo"})
+    assert executor.resolve(call) == call  # forecast reads; turn acts
+    # a one-item list fills calc's one parameter: it stays calc's, not forecast's
+    listed = ToolCall("calc", {"arguments": ["2 + 2"]})
+    assert executor.resolve(listed) == listed
