@@ -20,7 +20,7 @@ from __future__ import annotations
 import asyncio
 import sys
 import time
-from collections.abc import Callable
+from collections.abc import Awaitable, Callable
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -34,7 +34,9 @@ from edgeagent.agent.honesty import (  # noqa: E402
 from edgeagent.config_file import load_config  # noqa: E402
 from edgeagent.llm.base import Engine, InProcessLLM  # noqa: E402
 from edgeagent.llm.select import EngineSpec, create_engine, select_engine_spec  # noqa: E402
+from edgeagent.tools.executor import ToolCall  # noqa: E402
 from edgeagent.tools.registry import ToolRegistry  # noqa: E402
+from edgeagent.tools.tool import make_tool, tool  # noqa: E402
 
 # The shipped tools' titles (plugins/edgeagent_led, plugins/edgeagent_servo).
 LED = "the LED strip (lights, lamp, colors, brightness)"
@@ -162,6 +164,7 @@ async def follow_ups(checks: SideChecks) -> None:
             with_earlier(capability_question, earlier),
         ],
     }
+    shipped = shipped_off_target(checks)
     cases = (
         [(LED, e, r, True) for e, r in LED_FOLLOW_UPS],
         [(SERVO, e, r, True) for e, r in SERVO_FOLLOW_UPS],
@@ -170,17 +173,60 @@ async def follow_ups(checks: SideChecks) -> None:
     print()
     print("| questions | LED follow-ups run | servo follow-ups run | absent refused | wrong |")
     print("|---|---:|---:|---:|---|")
-    for label, questions in variants.items():
+    rows: dict[str, Callable[[str, str, str], Awaitable[bool]]] = {
+        label: _asking(checks, questions) for label, questions in variants.items()
+    }
+    rows[
+        "as shipped (off_target: a 'no' to a request that says it or them is asked again "
+        "with the earlier request before it)"
+    ] = shipped
+    for label, ran_for in rows.items():
         cells, wrong = [], []
         for group in cases:
             right = 0
             for device, earlier, request, want in group:
-                ran = await passes(checks, questions(earlier), request, device)
+                ran = await ran_for(earlier, request, device)
                 right += ran == want
                 if ran != want:
                     wrong.append(request if ran else f"(refused) {request}")
             cells.append(f"{right}/{len(group)}")
         print(f"| {label} | {' | '.join(cells)} | {', '.join(wrong)} |", flush=True)
+
+
+def _asking(
+    checks: SideChecks, questions: Callable[[str], list[Question]]
+) -> Callable[[str, str, str], Awaitable[bool]]:
+    async def ran(earlier: str, request: str, device: str) -> bool:
+        return await passes(checks, questions(earlier), request, device)
+
+    return ran
+
+
+def shipped_off_target(checks: SideChecks) -> Callable[[str, str, str], Awaitable[bool]]:
+    """Whether ``SideChecks.off_target`` lets a call of the device run, with the earlier
+    request as the turn before (stand-in acting tools with the shipped titles)."""
+
+    @tool(name="led", kind="act", title=LED)
+    def led() -> str:
+        """The LED strip (a stand-in)."""
+        return ""
+
+    @tool(name="servo", kind="act", title=SERVO)
+    def servo() -> str:
+        """The camera servo (a stand-in)."""
+        return ""
+
+    shipped = SideChecks(llm=checks.llm, registry=ToolRegistry([make_tool(led), make_tool(servo)]))
+    names = {LED: "led", SERVO: "servo"}
+
+    async def ran(earlier: str, request: str, device: str) -> bool:
+        call = ToolCall(names[device], {})
+        refused = await shipped.off_target(
+            request, [call], session="bench", earlier=(earlier, earlier)
+        )
+        return refused is None
+
+    return ran
 
 
 # The shell wrappers' titles (config/tools.d) and requests that only read files or

@@ -76,8 +76,8 @@ class SideChecks:
         made up "notes.txt does not exist" (a state no tool reported).
 
         ``earlier``, the turn before (its request, and all of it as the model read it):
-        a read call that carries a number from there, not from this request, continues
-        it, so a "no" to this request alone is asked again of both requests together.
+        a call that continues it (:meth:`_continues`) gets a "no" to this request alone
+        asked again of both requests together.
         "and if I do that 4 times a week?" after "45 minutes at 9 calories a minute"
         called ``math`` with "405 * 4", and the topic question, asked of the follow-up
         alone, said it was no math problem (blind prompts)."""
@@ -92,9 +92,11 @@ class SideChecks:
             )
             log.info("target check: %r for %s -> %r", prompt[:60], tool.name, answer)
             acts = tool.kind is ToolKind.ACT
-            if answer == "no" and not acts and _carries_a_number(call, prompt, earlier[1]):
+            if answer == "no" and earlier[0] and self._continues(call, prompt, earlier):
                 both = f"{earlier[0]} {prompt}"
-                answer = await self.ask(target_question(both, tool.title), session=session)
+                answer = await self.ask(
+                    target_question(both, tool.title or tool.description), session=session
+                )
                 log.info("target check with the turn before: %r -> %r", both[:90], answer)
             # A change asked of a wrapper that reads ("ok delete it" as ls notes.txt,
             # "clear the log please" as tail log) faces the reader question even on the
@@ -123,6 +125,18 @@ class SideChecks:
                 f"I can't do that here: {tool.name} is for {tool.title}, not for this.", off_topic
             )
         return None
+
+    def _continues(self, call: ToolCall, prompt: str, earlier: tuple[str, str]) -> bool:
+        """Whether a request the topic question refused may continue the turn before
+        (``earlier``: its request, and all of it): a read call that carries a number
+        from there, or an acting call for a request that says "it" or "them" ("centre
+        it over the crib, dead middle" after "how far off centre is the cot camera?",
+        refused alone; blind prompts). The capability question that follows an acting
+        call's "yes" is asked of this request alone: "turn on the fan, it's hot" after
+        an LED turn is no LED request."""
+        if self.registry.get(call.name).kind is ToolKind.ACT:
+            return honesty.refers_back(prompt)
+        return _carries_a_number(call, prompt, earlier[1])
 
     def made_up(self, calls: Sequence[ToolCall], *, said: str) -> str | None:
         """A question back when a call's argument that must be the user's own words

@@ -58,6 +58,9 @@ _ASKED_CHANGE = re.compile(
     r"ajout\w*|añad\w*|aggiung\w*|hinzufüg\w*)\b",
     re.IGNORECASE,
 )
+# A word that stands for something named before: "centre it over the crib", "dim them
+# to 35", "put that back" (English; a referent in another language is left alone).
+_REFERS_BACK = re.compile(r"\b(?:it|its|them|they|that|those|this|these|there)\b", re.IGNORECASE)
 # A tool's reply written by the model itself.
 _FAKE_RESULT = re.compile(r"</?tool_response>|\"(?:ok|result)\"\s*:", re.IGNORECASE)
 # A measured value stated as fact: weather, temperatures, disk and memory figures.
@@ -102,6 +105,12 @@ def asks_a_change(request: str) -> bool:
     """True when ``request`` asks to change files or the system ("ok delete it",
     "clear the log please", "add 'call mom' to my notes"): what no read tool does."""
     return bool(_CHANGE.search(request) or _ASKED_CHANGE.search(request))
+
+
+def refers_back(request: str) -> bool:
+    """True when ``request`` says "it", "them", "that" or the like: what it is about
+    may be named only in an earlier turn."""
+    return bool(_REFERS_BACK.search(request))
 
 
 def fakes_result(text: str) -> bool:

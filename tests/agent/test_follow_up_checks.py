@@ -1,0 +1,109 @@
+"""The checks before a call, in a conversation: a follow-up that says "it" or "them"
+is asked about with the turn before; the capability question stays the request's own."""
+
+from __future__ import annotations
+
+import json
+from typing import Any
+
+from edgeagent.agent import honesty
+from edgeagent.agent.loop import Agent
+from edgeagent.llm.base import InProcessLLM
+from edgeagent.llm.scripted import Rule, ScriptedEngine
+from edgeagent.tools import tool, tools_from
+from edgeagent.tools.calls import get_call_format
+from edgeagent.tools.executor import ToolExecutor
+from edgeagent.tools.registry import ToolRegistry
+from tests.agent.scripted_agent import run_turn
+
+CAMERA = "the servo that turns the camera"
+
+
+class Camera:
+    def __init__(self) -> None:
+        self.moves: list[dict[str, Any]] = []
+
+    @tool(name="servo", kind="act", title=CAMERA, answer=lambda r: f"The camera is at {r}°.")
+    def servo(self, angle: int = 0) -> int:
+        """Point the camera."""
+        self.moves.append({"angle": angle})
+        return angle
+
+
+def fence(name: str, **arguments: Any) -> str:
+    return "```json\n" + json.dumps({"name": name, "arguments": arguments}) + "\n```"
+
+
+def topic(request: str) -> str:
+    return honesty.target_question(request, CAMERA).split("\n")[0]
+
+
+def camera_agent(rules: list[Rule]) -> tuple[Agent, Camera]:
+    camera = Camera()
+    engine = ScriptedEngine(
+        [
+            *rules,
+            (f"^{topic('point the camera left')}", "yes"),
+            (r"^Device: .*\nRequest: \"point the camera left\"", "yes"),
+            (r"^point the camera left", fence("servo", angle=-30)),
+            (r"^(centre it|turn on the fan|open the garage)", fence("servo", angle=0)),
+        ],
+        default="no",
+        context_window=4096,
+    )
+    agent = Agent(
+        llm=InProcessLLM(engine),
+        executor=ToolExecutor(ToolRegistry(tools_from(camera, plugin="test"))),
+        call_format=get_call_format("fence"),
+        system_prompt="sys",
+        check_target=True,
+    )
+    return agent, camera
+
+
+def answers(agent: Agent, *prompts: str) -> list[str]:
+    conversation = agent.new_conversation("s")
+    return [run_turn(agent, p, conversation)[-1].text for p in prompts]
+
+
+def test_a_follow_up_saying_it_runs_when_the_turn_before_names_the_device() -> None:
+    both = topic("point the camera left centre it over the crib")
+    agent, camera = camera_agent(
+        [
+            (f"^{both}", "yes"),
+            (r"^Device: .*\nRequest: \"centre it over the crib\"", "yes"),
+        ]
+    )
+    said = answers(agent, "point the camera left", "centre it over the crib")
+    assert camera.moves == [{"angle": -30}, {"angle": 0}]
+    assert said[1] == "The camera is at 0°."
+
+
+def test_the_capability_question_is_still_the_follow_ups_own() -> None:
+    # With the turn before, the topic is the camera; alone, a fan is no camera's job.
+    both = topic("point the camera left turn on the fan, it's hot")
+    agent, camera = camera_agent([(f"^{both}", "yes")])
+    said = answers(agent, "point the camera left", "turn on the fan, it's hot")
+    assert camera.moves == [{"angle": -30}]
+    assert said[1] == "I can't do that here: none of my devices can do that."
+
+
+def test_a_follow_up_that_refers_to_nothing_earlier_is_asked_about_alone() -> None:
+    # Asked with the turn before, the answer would be yes; it is never asked.
+    both = topic("point the camera left open the garage door")
+    agent, camera = camera_agent(
+        [
+            (f"^{both}", "yes"),
+            (r"^Device: .*\nRequest: \"open the garage door\"", "yes"),
+        ]
+    )
+    said = answers(agent, "point the camera left", "open the garage door")
+    assert camera.moves == [{"angle": -30}]
+    assert said[1] == "I can't do that here: none of my devices can do that."
+
+
+def test_refers_back() -> None:
+    assert honesty.refers_back("centre it over the crib")
+    assert honesty.refers_back("dim them to 35")
+    assert not honesty.refers_back("open the garage door")
+    assert not honesty.refers_back("italy")  # a word that holds "it"
