@@ -142,6 +142,16 @@ def _parameters(tool: Tool) -> dict[str, Any]:
     return properties
 
 
+def _takes(tool: Tool, arguments: dict[str, Any]) -> bool:
+    """Whether ``tool``'s arguments model accepts ``arguments`` (as the executor reads
+    them, :func:`_one_value_for_one_parameter`)."""
+    try:
+        tool.arguments_model.model_validate(_one_value_for_one_parameter(tool, arguments))
+    except ValidationError:
+        return False
+    return True
+
+
 class ToolExecutor:
     """Runs tool calls for the agent loop and for ``edgeagent tools call``."""
 
@@ -168,17 +178,20 @@ class ToolExecutor:
 
     def _owner(self, call: ToolCall) -> ToolCall:
         """``call`` as a call of the one other tool of its tool's kind whose parameters
-        include every argument ``call`` has, when its own tool takes none of them."""
+        include every argument ``call`` has and that takes them, when its own tool
+        names none of them and does not take them either (a wrapper reads any object
+        as its command's arguments: ``grep`` with ``expression: "milk"`` is its own)."""
         named = self.registry.get(call.name)
         given = set(call.arguments)
-        if not given or given & set(_parameters(named)):
+        if not given or given & set(_parameters(named)) or _takes(named, call.arguments):
             return call
-        if _one_value_for_one_parameter(named, call.arguments) is not call.arguments:
-            return call  # a one-item list for its one required parameter: its own
         owners = [
             tool
             for tool in self.registry
-            if tool.kind is named.kind and tool is not named and given <= set(_parameters(tool))
+            if tool.kind is named.kind
+            and tool is not named
+            and given <= set(_parameters(tool))
+            and _takes(tool, call.arguments)
         ]
         if len(owners) != 1:
             return call

@@ -344,3 +344,17 @@ def test_a_wrapper_reads_again_what_its_wrapped_tool_reads_again(tmp_path: Path)
     # A wrapper of a tool that reads nothing again reads nothing again.
     assert registry.get("cat").reread is not None
     assert registry.get("cat").reread({"arguments": ["notes.txt"]}, "how many lines") is None
+
+
+def test_a_wrapper_keeps_a_call_with_another_tools_argument_names(
+    tmp_path: Path, registry: ToolRegistry, parrot: Parrot
+) -> None:
+    # greet reads any object as its command's arguments; "text" is say's parameter too.
+    write(tmp_path, "greet.tool", FULL)
+    load_wrapped_tools(tmp_path, registry)
+    executor = ToolExecutor(registry)
+    assert executor.resolve(ToolCall("greet", {"text": "Ada"})) == ToolCall(
+        "greet", {"text": "Ada"}
+    )
+    assert call(registry, "greet", {"text": "Ada"})["ok"]
+    assert parrot.said == ["hello Ada!"]
