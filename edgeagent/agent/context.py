@@ -16,6 +16,8 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
+from edgeagent.agent.numerals import as_digits
+from edgeagent.agent.sanitize import sanitize
 from edgeagent.errors import ContextOverflowError
 from edgeagent.llm.base import LLM, Message
 
@@ -121,6 +123,20 @@ class Conversation:
         if len(starts) < 2:
             return ""
         return "\n".join(str(m["content"]) for m in self.messages[starts[-2] : starts[-1]])
+
+    def reword(self, prompt: str, text: str, said: str) -> None:
+        """The answer ``text`` to ``prompt`` as ``said`` in the history, where the turn
+        left it there (a refusal by the checks leaves no trace of its turn)."""
+        starts = self.turn_starts()
+        messages = self.messages
+        if not starts or messages[starts[-1]]["content"] != as_read(prompt):
+            return
+        last = messages[-1]
+        if len(messages) - 1 > starts[-1] and last == {
+            "role": "assistant",
+            "content": sanitize(text),
+        }:
+            messages[-1] = {"role": "assistant", "content": sanitize(said)}
 
     def said(self) -> str:
         """Everything the user said in this conversation (the primer's examples excluded)."""
@@ -243,3 +259,9 @@ class SessionStore:
 
     def ids(self) -> list[str]:
         return sorted(self._sessions)
+
+
+def as_read(prompt: str) -> str:
+    """A prompt as the model reads it in the history: control tokens out, its
+    spelled-out numbers as digits (.numerals)."""
+    return as_digits(sanitize(prompt, frame_tags=False))

@@ -11,22 +11,20 @@ from __future__ import annotations
 
 import contextlib
 import dataclasses
-import json
 import logging
 from collections.abc import AsyncGenerator, AsyncIterator, Mapping, Sequence
 from typing import Any
 
-from edgeagent.agent import honesty
+from edgeagent.agent import honesty, review
 from edgeagent.agent.answer import (
     acted,
     built_answer,
-    failed_to_act,
     text_answer,
     then_acts,
     unrepeated,
 )
-from edgeagent.agent.checks import Refusal, SideChecks
-from edgeagent.agent.context import Conversation, fit_context
+from edgeagent.agent.checks import SideChecks
+from edgeagent.agent.context import Conversation, as_read, fit_context
 from edgeagent.agent.decline import NAME as DECLINE
 from edgeagent.agent.decline import decline_answer
 from edgeagent.agent.events import (
@@ -34,17 +32,15 @@ from edgeagent.agent.events import (
     Event,
     FinalAnswer,
     TextChunk,
-    ToolCallEvent,
-    ToolResultEvent,
 )
 from edgeagent.agent.follow_up import asked_again
-from edgeagent.agent.mend import mendable
+from edgeagent.agent.mend import mend_read, mendable
 from edgeagent.agent.meter import TurnMeter
-from edgeagent.agent.numerals import as_digits
 from edgeagent.agent.read_ahead import ReadAhead
 from edgeagent.agent.sanitize import DEFAULT_MAX_TOOL_CHARS, sanitize, tool_content
-from edgeagent.agent.second_look import Looking, look_elsewhere, second_look
+from edgeagent.agent.second_look import Looking, second_look
 from edgeagent.agent.selection import ToolSelector, TurnTools
+from edgeagent.agent.step import StepRunner, describe_call
 from edgeagent.agent.stream import stream_generation
 from edgeagent.errors import ContextOverflowError, LLMError
 from edgeagent.llm.base import LLM, GenerateRequest, Message
@@ -54,33 +50,6 @@ from edgeagent.tools.fill import fill_for
 from edgeagent.tools.tool import ToolResult
 
 log = logging.getLogger(__name__)
-
-
-def _signature(call: ToolCall) -> str:
-    """A call's identity for the repeat guard: name plus canonical arguments."""
-    return call.name + json.dumps(call.arguments, sort_keys=True, default=str)
-
-
-def _reword_last(conversation: Conversation, prompt: str, text: str, said: str) -> None:
-    """The answer ``text`` to ``prompt`` as ``said`` in the history, where the turn
-    left it there (a refusal by the checks leaves no trace of its turn)."""
-    starts = conversation.turn_starts()
-    messages = conversation.messages
-    if not starts or messages[starts[-1]]["content"] != _as_read(prompt):
-        return
-    last = messages[-1]
-    if len(messages) - 1 > starts[-1] and last == {"role": "assistant", "content": sanitize(text)}:
-        messages[-1] = {"role": "assistant", "content": sanitize(said)}
-
-
-def _as_read(prompt: str) -> str:
-    """A prompt as the model reads it in the history: control tokens out, its
-    spelled-out numbers as digits (.numerals)."""
-    return as_digits(sanitize(prompt, frame_tags=False))
-
-
-def _describe_call(call: ToolCall) -> str:
-    return f"{call.name}({json.dumps(call.arguments, ensure_ascii=False, default=str)})"
 
 
 class Agent:
@@ -153,6 +122,11 @@ class Agent:
         """The text a call's format fixes, which an engine with a grammar fills in."""
         self.checks = SideChecks(llm=llm, registry=executor.registry)
         self._reader = ReadAhead(llm=llm)
+        self._runner = StepRunner(
+            executor=executor,
+            call_format=call_format,
+            tool_content=self._tool_content,
+        )
 
     def new_conversation(self, session_id: str | None = None) -> Conversation:
         """A conversation that starts with this agent's system prompt and primer."""
@@ -181,7 +155,7 @@ class Agent:
                 if isinstance(event, FinalAnswer) and not acted(event.tool_calls):
                     said = unrepeated(event.text, prompt=prompt, earlier=earlier)
                     if said != event.text:
-                        _reword_last(conversation, prompt, event.text, said)
+                        conversation.reword(prompt, event.text, said)
                         event = dataclasses.replace(event, text=said)
                 if isinstance(event, FinalAnswer | ErrorEvent):
                     event = dataclasses.replace(event, stats=meter.stats())
@@ -212,7 +186,7 @@ class Agent:
         # A prompt cannot carry template control tokens either (llama.cpp tokenizes
         # contents as text, but the Hailo host tokenizer parses the rendered template);
         # its spelled-out numbers are read as digits (.numerals).
-        messages.append({"role": "user", "content": _as_read(prompt)})
+        messages.append({"role": "user", "content": as_read(prompt)})
         records: list[dict[str, Any]] = []
         failures: dict[str, str] = {}  # signature -> error, for the repeat guard
         mend = False  # the last step's read calls all failed, and one may be mended
@@ -263,46 +237,32 @@ class Agent:
                     log.info("model answered a follow-up itself; asking %s again", asked.name)
                     raw = self.call_format.render_call([asked])
                     parsed, followed = self.call_format.parse(raw), True
-            shown = None if conversation.selection is None else conversation.selection.names
-            if (
-                not parsed.calls
-                and call_grammar
-                and not acted(records)
-                and not failed_to_act(records, self.executor.registry)
-                and await self.checks.needs_a_call(
-                    conversation.request(),
-                    raw,
-                    parsed.text,
-                    shown=shown,
-                    session=conversation.id,
+            looking = self._looking(conversation, meter)
+            if call_grammar and not parsed.calls:
+                # It wrote a tool's answer, or a value only a tool can know, itself: it
+                # meant to call one (.review).
+                reviewed = await review.answered_itself(
+                    looking,
+                    (raw, parsed),
+                    grammar=call_grammar,
+                    records=records,
+                    shown=None if conversation.selection is None else conversation.selection.names,
                     earlier=conversation.earlier_turn(),
                 )
-            ):
-                # It wrote a tool's answer, or a value only a tool can know, itself: it
-                # meant to call one. Ask again, allowing only a valid call of a tool.
-                log.info("model answered with a tool's value itself; retrying with a call")
-                look = await self._forced_call(conversation, grammar=call_grammar, meter=meter)
-                if isinstance(look, ErrorEvent):
-                    yield look
+                if isinstance(reviewed, ErrorEvent):
+                    yield reviewed
                     return
-                raw, parsed = look
+                raw, parsed = reviewed
             if mend and not mended and call_grammar and not parsed.calls and not parsed.errors:
-                # Its read failed, and it answered instead of calling again (measured: it
-                # never does, even when the error names the fix). Ask once more for a
-                # read call; a repeat of a failed one, or one with a place the user never
-                # named, leaves its answer as it was.
+                # Its read failed, and it answered instead of calling again (.mend).
                 mended = True
-                look = await self._forced_call(conversation, grammar=call_grammar, meter=meter)
-                if isinstance(look, ErrorEvent):
-                    yield look
+                reviewed = await mend_read(
+                    looking, (raw, parsed), grammar=call_grammar, failures=failures
+                )
+                if isinstance(reviewed, ErrorEvent):
+                    yield reviewed
                     return
-                again, looked = look
-                log.info("model answered after a failed read; mending: %r", again[:120])
-                fresh = [self.executor.resolve(ToolCall(c.name, c.arguments)) for c in looked.calls]
-                repeats = any(_signature(c) in failures for c in fresh)
-                guessed = self.checks.made_up(fresh, said=conversation.said())
-                if fresh and not looked.errors and not repeats and guessed is None:
-                    raw, parsed = again, looked
+                raw, parsed = reviewed
             checked = followed  # the calls passed their checks (a follow-up's, a second look's)
             if (
                 recheck
@@ -312,7 +272,7 @@ class Agent:
                 and honesty.refuses(parsed.text)
             ):
                 second = await second_look(
-                    self._looking(conversation, meter),
+                    looking,
                     grammar=recheck,
                     without=without,
                     refusal=parsed.text,
@@ -363,96 +323,50 @@ class Agent:
                 yield FinalAnswer(question, tool_calls=records, steps=step)
                 return
             if calls and not records and self.check_target and not checked:
-                refusal: Refusal | str | ToolCall | ErrorEvent | None
-                refusal = await self.checks.off_target(
-                    conversation.request(),
+                checked_calls = await review.checked_calls(
+                    looking,
                     calls,
-                    session=conversation.id,
+                    recheck=recheck,
+                    without=without,
+                    elsewhere=elsewhere,
                     earlier=(conversation.earlier_request(), conversation.earlier_turn()),
                 )
-                if isinstance(refusal, Refusal) and recheck:
-                    refusal = await look_elsewhere(
-                        self._looking(conversation, meter),
-                        calls=calls,
-                        refusal=refusal,
-                        without=without,
-                        elsewhere=elsewhere,
-                    )
-                elif isinstance(refusal, Refusal):
-                    refusal = refusal.text
-                if isinstance(refusal, ErrorEvent):
-                    yield refusal
+                if isinstance(checked_calls, ErrorEvent):
+                    yield checked_calls
                     return
-                if isinstance(refusal, ToolCall):
-                    calls, refusal = [refusal], None  # the history shows the call that ran
-                if refusal is not None:
+                if isinstance(checked_calls, str):
                     del messages[conversation.turn_starts()[-1] :]
-                    yield FinalAnswer(refusal, tool_calls=records, steps=step)
+                    yield FinalAnswer(checked_calls, tool_calls=records, steps=step)
                     return
+                calls = checked_calls
             if step == self.max_steps:
-                wanted = ", ".join(_describe_call(c) for c in calls) or "a malformed tool call"
+                wanted = ", ".join(describe_call(c) for c in calls) or "a malformed tool call"
                 yield ErrorEvent(
                     f"Stopped after {self.max_steps} steps (the [agent] max_steps limit) "
                     f"without a final answer; the model still wanted {wanted}. Ask again "
                     f"more simply, or raise max_steps"
                 )
                 return
-            # A step's messages join the history only once the step is complete, so a
-            # turn cancelled mid-step (client gone) never leaves a call without a result.
-            done: list[Message] = [
-                {"role": "assistant", "content": self.call_format.render_call(calls)}
-                if calls
-                else {"role": "assistant", "content": sanitize(raw.strip(), frame_tags=False)}
-            ]
-            for error in parsed.errors:
-                # Malformed attempts come back as a failed result, so the model can fix
-                # the syntax on the next step instead of the turn failing.
-                feedback = ToolResult.failure(
-                    f"your tool call could not be read: {error}. Write it exactly as the "
-                    f"instructions show, or answer in plain text"
-                )
-                done.append({"role": "tool", "content": self._tool_content(feedback)})
-            if skipped:
-                log.warning(
-                    "model asked for %d calls in one reply; ran %d ([agent] max_calls_per_step)",
-                    len(calls) + len(skipped),
-                    len(calls),
-                )
             results: list[tuple[ToolCall, ToolResult]] = []
-            for call in calls:
-                signature = _signature(call)
-                if signature in failures:
-                    reason = (
-                        f"The model repeated the failing call {_describe_call(call)}, which "
-                        f"already failed with: {failures[signature]}. Not running it again"
-                    )
-                    done.append(
-                        {"role": "tool", "content": self._tool_content(ToolResult.failure(reason))}
-                    )
-                    messages.extend(done)
-                    yield ErrorEvent(f"{reason}; stopping this turn")
-                    return
-                yield ToolCallEvent(call.name, call.arguments, step)
-                with meter.tool():
-                    result = await self.executor.execute(call, frontend=frontend)
-                yield ToolResultEvent(call.name, result.ok, result.result, result.error, step)
-                record: dict[str, Any] = {"name": call.name, "arguments": call.arguments}
-                record.update(result.to_dict())
-                records.append(record)
-                if not result.ok:
-                    failures[signature] = result.error or "an error"
-                results.append((call, result))
-                done.append({"role": "tool", "content": self._tool_content(result)})
+            running = self._runner.run(
+                calls,
+                raw=raw,
+                errors=parsed.errors,
+                skipped=skipped,
+                limit=self.max_calls_per_step,
+                step=step,
+                frontend=frontend,
+                meter=meter,
+                records=records,
+                failures=failures,
+                messages=messages,
+                results=results,
+            )
+            async for ran in running:
+                yield ran
+                if isinstance(ran, ErrorEvent):
+                    return  # a repeat of a failed call
             mend = mendable(results, self.executor.registry)
-            if skipped:
-                named = ", ".join(_describe_call(c) for c in skipped[:3])
-                more = f" and {len(skipped) - 3} more" if len(skipped) > 3 else ""
-                capped = ToolResult.failure(
-                    f"only {self.max_calls_per_step} calls run per reply; not run: {named}"
-                    f"{more}. Call what is still needed in your next reply, or answer"
-                )
-                done.append({"role": "tool", "content": self._tool_content(capped)})
-            messages.extend(done)
             step_records = records[len(records) - len(calls) :]
             built = built_answer(step_records, self.executor.registry)
             if (

@@ -12,11 +12,18 @@ names a place no user message named (the made-up-place check of a turn's first c
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+import logging
+from collections.abc import Collection, Sequence
 
+from edgeagent.agent.events import ErrorEvent
+from edgeagent.agent.second_look import Looking
+from edgeagent.agent.step import signature
+from edgeagent.tools.calls import ParsedOutput
 from edgeagent.tools.executor import ToolCall
 from edgeagent.tools.registry import ToolRegistry
 from edgeagent.tools.tool import ToolKind, ToolResult
+
+log = logging.getLogger(__name__)
 
 
 def mendable(results: Sequence[tuple[ToolCall, ToolResult]], registry: ToolRegistry) -> bool:
@@ -32,3 +39,23 @@ def mendable(results: Sequence[tuple[ToolCall, ToolResult]], registry: ToolRegis
         for call, _ in results
     )
     return reads and any(result.mendable for _, result in results)
+
+
+async def mend_read(
+    turn: Looking, output: tuple[str, ParsedOutput], *, grammar: str, failures: Collection[str]
+) -> tuple[str, ParsedOutput] | ErrorEvent:
+    """After a read that failed, a step that answered instead of calling again (measured:
+    it never does, even when the error names the fix) asked once more for a read call;
+    a repeat of a failed call (by :func:`.step.signature`), or one with a value the user
+    never said, leaves ``output`` as it was."""
+    look = await turn.look(grammar)
+    if isinstance(look, ErrorEvent):
+        return look
+    again, looked = look
+    log.info("model answered after a failed read; mending: %r", again[:120])
+    fresh = [turn.executor.resolve(ToolCall(c.name, c.arguments)) for c in looked.calls]
+    repeats = any(signature(c) in failures for c in fresh)
+    guessed = turn.checks.made_up(fresh, said=turn.said)
+    if fresh and not looked.errors and not repeats and guessed is None:
+        return look
+    return output

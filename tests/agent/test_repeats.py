@@ -60,8 +60,6 @@ def test_a_short_or_new_answer_stays() -> None:
 def test_a_repeat_in_a_turn_that_left_no_trace_rewrites_no_earlier_answer() -> None:
     # The checks' refusals delete their turn from the history: the last assistant
     # message is then an earlier turn's, which must stay as it was.
-    from edgeagent.agent.loop import _reword_last
-
     agent = Agent(
         llm=Script(),  # type: ignore[arg-type]
         executor=ToolExecutor(ToolRegistry()),
@@ -73,8 +71,8 @@ def test_a_repeat_in_a_turn_that_left_no_trace_rewrites_no_earlier_answer() -> N
         {"role": "user", "content": "snap a pic"},
         {"role": "assistant", "content": REFUSAL},
     ]
-    _reword_last(talk, "and a video?", REFUSAL, "new words")
+    talk.reword("and a video?", REFUSAL, "new words")
     assert talk.messages[-1] == {"role": "assistant", "content": REFUSAL}
     talk.messages.append({"role": "user", "content": "and a video?"})
-    _reword_last(talk, "and a video?", REFUSAL, "new words")
+    talk.reword("and a video?", REFUSAL, "new words")
     assert talk.messages[-1] == {"role": "user", "content": "and a video?"}

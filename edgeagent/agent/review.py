@@ -1,0 +1,80 @@
+"""A step's output reviewed before anything runs.
+
+A 1.5B model answers what only a tool knows and calls a device for a request it does
+not serve. Each function here takes one step's output (its
+raw text and parse) and gives what the turn goes on with: the same output, another
+generation that the grammar allows to be only a call, or the words that end the turn.
+The loop (:mod:`.loop`) runs them in order and keeps the history; none of them touches
+it.
+"""
+
+from __future__ import annotations
+
+import logging
+from collections.abc import Collection, Mapping
+from typing import Any
+
+from edgeagent.agent.answer import acted, failed_to_act
+from edgeagent.agent.events import ErrorEvent
+from edgeagent.agent.second_look import Looking, look_elsewhere
+from edgeagent.tools.calls import ParsedOutput
+from edgeagent.tools.executor import ToolCall
+
+log = logging.getLogger(__name__)
+
+Output = tuple[str, ParsedOutput]
+"""A generation's raw text and what it parses to."""
+
+
+async def answered_itself(
+    turn: Looking,
+    output: Output,
+    *,
+    grammar: str,
+    records: list[dict[str, Any]],
+    shown: Collection[str] | None,
+    earlier: str,
+) -> Output | ErrorEvent:
+    """A step that wrote a tool's answer, or a value only a tool can know, itself
+    (:meth:`~edgeagent.agent.checks.SideChecks.needs_a_call`) asked again under
+    ``grammar``, which allows only a valid call of a read tool; else ``output``."""
+    raw, parsed = output
+    registry = turn.executor.registry
+    if parsed.calls or acted(records) or failed_to_act(records, registry):
+        return output
+    if not await turn.checks.needs_a_call(
+        turn.prompt, raw, parsed.text, shown=shown, session=turn.session, earlier=earlier
+    ):
+        return output
+    log.info("model answered with a tool's value itself; retrying with a call")
+    return await turn.look(grammar)
+
+
+async def checked_calls(
+    turn: Looking,
+    calls: list[ToolCall],
+    *,
+    recheck: str | None,
+    without: Mapping[str, str],
+    elsewhere: Mapping[str, str],
+    earlier: tuple[str, str],
+) -> list[ToolCall] | str | ErrorEvent:
+    """The calls to run of a step the side questions check (the first of its turn,
+    not already checked): ``calls``, or the one call of a look elsewhere; or the
+    refusal that ends the turn instead.
+
+    A refused call gets a look elsewhere (:func:`~.second_look.look_elsewhere`) when
+    the turn has a second look's grammar (``recheck``)."""
+    refusal = await turn.checks.off_target(
+        turn.prompt, calls, session=turn.session, earlier=earlier
+    )
+    if refusal is None:
+        return calls
+    if isinstance(refusal, ToolCall):
+        return [refusal]  # the history shows the call that ran
+    if not recheck:
+        return refusal.text
+    found = await look_elsewhere(
+        turn, calls=calls, refusal=refusal, without=without, elsewhere=elsewhere
+    )
+    return [found] if isinstance(found, ToolCall) else found
