@@ -17,24 +17,28 @@ OFF_COLORS = frozenset({"off", "none", "black", "dark", "#000", "#000000"})
 RGB = tuple[int, int, int]
 
 
-# Colour words in German, French, Spanish, Italian and Portuguese, accents dropped: the
-# model passes some on as the user wrote them ("Pon las luces en morado" -> "morado").
+# Colour words in German, French, Spanish, Italian, Portuguese and Dutch, accents
+# dropped: the model passes some on as the user wrote them ("Pon las luces en morado"
+# -> "morado") and writes others as a colour of its own ("op paars" -> "red"). Not
+# Dutch "rode", which is English "rode".
 OTHER_LANGUAGES = {
-    "red": ("rot", "rote", "rouge", "rojo", "roja", "rosso", "rossa", "vermelho", "vermelha"),
-    "blue": ("blau", "blaue", "bleu", "bleue", "azul", "blu"),
-    "green": ("grun", "grune", "gruen", "vert", "verte", "verde"),
+    "red": ("rot", "rote", "rouge", "rojo", "roja", "rosso", "rossa", "vermelho", "vermelha",
+            "rood"),
+    "blue": ("blau", "blaue", "bleu", "bleue", "azul", "blu", "blauw", "blauwe"),
+    "green": ("grun", "grune", "gruen", "vert", "verte", "verde", "groen", "groene"),
     "yellow": ("gelb", "gelbe", "jaune", "amarillo", "amarilla", "giallo", "gialla",
-               "amarelo", "amarela"),
-    "orange": ("naranja", "arancione", "laranja"),
-    "purple": ("lila", "morado", "morada", "roxo", "roxa"),
+               "amarelo", "amarela", "geel", "gele"),
+    "orange": ("naranja", "arancione", "laranja", "oranje"),
+    "purple": ("lila", "morado", "morada", "roxo", "roxa", "paars", "paarse"),
     "violet": ("violett", "violeta", "viola"),
-    "pink": ("rosa", "rose"),
+    "pink": ("rosa", "rose", "roze"),
     "white": ("weiss", "weisse", "blanc", "blanche", "blanco", "blanca", "bianco", "bianca",
-              "branco", "branca"),
+              "branco", "branca", "wit", "witte"),
     "turquoise": ("turkis", "tuerkis", "turquesa", "turchese"),
-    "brown": ("braun", "marron", "marrone", "marrom"),
-    "gray": ("grau", "gris", "grigio", "cinza"),
-    "gold": ("golden", "dore", "dorado", "dorada", "oro", "dourado", "dourada"),
+    "brown": ("braun", "marron", "marrone", "marrom", "bruin", "bruine"),
+    "gray": ("grau", "gris", "grigio", "cinza", "grijs", "grijze"),
+    "gold": ("golden", "dore", "dorado", "dorada", "oro", "dourado", "dourada", "goud",
+             "gouden"),
     "skyblue": ("celeste", "azzurro", "hellblau", "bleu ciel"),
 }  # fmt: skip
 _CSS_NAME = {word: name for name, words in OTHER_LANGUAGES.items() for word in words}

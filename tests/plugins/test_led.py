@@ -224,6 +224,19 @@ def test_a_colour_word_of_another_language_is_its_css_colour(
         ({"color": "white", "effect": "blink"}, "bright white, full power", {"color": "white"}),
         ({"color": "red", "effect": "pulse"}, "pulse it red", None),
         ({"color": "red", "effect": "blink"}, "lass es rot blinken", None),
+        # Pixels the request does not name: dropped.
+        (
+            {"color": "purple", "brightness": 10, "first": 0, "last": 0},
+            "make the night lamp a soft purple, and really low, ten percent",
+            {"color": "purple", "brightness": 10},
+        ),
+        ({"color": "red", "first": 0, "last": 2}, "make the first three LEDs red", None),
+        ({"color": "red", "first": 3}, "pixel 3 red please", None),
+        ({"color": "blue", "first": 2, "last": 5}, "leds 2 to 5 blue", None),
+        ({"color": "green", "first": 0}, "los primeros dos píxeles en verde", None),
+        # Dutch, which the model writes as a colour of its own.
+        ({"color": "red"}, "Zet de ledstrip op paars", {"color": "purple"}),
+        ({"color": "red"}, "I rode home, now make it red", None),
     ],
 )
 def test_a_colour_the_request_names_in_another_language_is_read_again(
