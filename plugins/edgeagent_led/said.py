@@ -126,11 +126,13 @@ _PIXELS = re.compile(
 
 
 def pixels_as_said(arguments: dict[str, Any], request: str) -> dict[str, Any] | None:
-    """``arguments`` without ``first`` and ``last`` where the ``request`` names no
-    pixels; ``None``: as written."""
-    if "first" not in arguments and "last" not in arguments:
-        return None
-    if _PIXELS.search(fold(request)):
+    """``arguments`` without ``first`` and ``last`` where they select pixels for a
+    colour and the ``request`` names no pixels; ``None``: as written. Without a colour
+    the range selects nothing, and its error says so: "look all the way to the left"
+    came as ``led`` with ``first: 0`` alone, and stays a failure, not a call that
+    changes nothing."""
+    ranged = "first" in arguments or "last" in arguments
+    if not ranged or arguments.get("color") is None or _PIXELS.search(fold(request)):
         return None
     return {k: v for k, v in arguments.items() if k not in ("first", "last")}
 

@@ -232,6 +232,7 @@ def test_a_colour_word_of_another_language_is_its_css_colour(
         ),
         ({"color": "red", "first": 0, "last": 2}, "make the first three LEDs red", None),
         ({"color": "red", "first": 3}, "pixel 3 red please", None),
+        ({"first": 0}, "look all the way to the left", None),  # no colour: it fails
         ({"color": "blue", "first": 2, "last": 5}, "leds 2 to 5 blue", None),
         ({"color": "green", "first": 0}, "los primeros dos píxeles en verde", None),
         # Dutch, which the model writes as a colour of its own.
