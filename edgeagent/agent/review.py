@@ -1,11 +1,10 @@
 """A step's output reviewed before anything runs.
 
 A 1.5B model answers what only a tool knows and calls a device for a request it does
-not serve. Each function here takes one step's output (its
-raw text and parse) and gives what the turn goes on with: the same output, another
-generation that the grammar allows to be only a call, or the words that end the turn.
-The loop (:mod:`.loop`) runs them in order and keeps the history; none of them touches
-it.
+not serve. Each function here takes one step's output (its raw text and parse, or its
+calls) and gives what the turn goes on with: the same output, another generation that
+the grammar allows to be only a call, or the refusal that ends the turn. The loop
+(:mod:`.loop`) runs them in order and keeps the history; none of them touches it.
 """
 
 from __future__ import annotations
