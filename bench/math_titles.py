@@ -21,9 +21,7 @@ from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
-from side_questions import shipped_checks  # noqa: E402
-
-from edgeagent.agent.honesty import target_question  # noqa: E402
+from side_questions import shipped_checks, topic_yes  # noqa: E402
 
 SHIPPED = "a math problem to calculate"
 CONVERSIONS = "a calculation: arithmetic, percentages, averages or a unit conversion"
@@ -68,12 +66,8 @@ async def main() -> None:
     checks, engine = shipped_checks()
     try:
         for title in (SHIPPED, CONVERSIONS, *sys.argv[1:]):
-            asked = {
-                p: await checks.ask(target_question(p, title), session="p")
-                for p in CALCULATIONS + OTHERS
-            }
-            let = [p for p in CALCULATIONS if asked[p] == "yes"]
-            wrong = [p for p in OTHERS if asked[p] == "yes"]
+            let = await topic_yes(checks, CALCULATIONS, title)
+            wrong = await topic_yes(checks, OTHERS, title)
             print(
                 f"{title!r}: calculations yes {len(let)}/{len(CALCULATIONS)}; "
                 f"others yes {len(wrong)}/{len(OTHERS)}: {wrong}"

@@ -20,9 +20,7 @@ from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
-from side_questions import shipped_checks  # noqa: E402
-
-from edgeagent.agent.honesty import target_question  # noqa: E402
+from side_questions import shipped_checks, topic_yes  # noqa: E402
 
 OLD = "List directory"
 CAT = "Show what a file contains"
@@ -62,15 +60,9 @@ LISTING = [
 
 async def main() -> None:
     checks, _ = shipped_checks()
-
-    async def yes(prompts: list[str], title: str) -> list[str]:
-        return [
-            p for p in prompts if await checks.ask(target_question(p, title), session="p") == "yes"
-        ]
-
     for title in (OLD, *sys.argv[1:], CAT):
-        c = await yes(CONTENT, title)
-        listing = await yes(LISTING, title)
+        c = await topic_yes(checks, CONTENT, title)
+        listing = await topic_yes(checks, LISTING, title)
         print(f"{title!r}: content requests yes {len(c)}/{len(CONTENT)}: {c}")
         print(
             f"   listing requests yes {len(listing)}/{len(LISTING)}; refused:",

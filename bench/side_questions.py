@@ -276,6 +276,12 @@ def shipped_checks() -> tuple[SideChecks, Engine]:
     return SideChecks(llm=InProcessLLM(engine), registry=ToolRegistry()), engine
 
 
+async def topic_yes(checks: SideChecks, prompts: list[str], title: str) -> list[str]:
+    """The ``prompts`` the topic question, asked alone of ``title``, says yes to (the
+    title probes: bench/state_titles.py, bench/read_titles.py, bench/math_titles.py)."""
+    return [p for p in prompts if await checks.ask(target_question(p, title), session="p") == "yes"]
+
+
 async def main() -> int:
     checks, engine = shipped_checks()
     asked: dict[str, list[Question]] = {

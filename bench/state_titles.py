@@ -14,9 +14,7 @@ from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
-from side_questions import shipped_checks  # noqa: E402
-
-from edgeagent.agent.honesty import target_question  # noqa: E402
+from side_questions import shipped_checks, topic_yes  # noqa: E402
 
 OLD = "whether the LED strip is on, and its color and brightness now"
 SHIPPED = "whether the lights (the LED strip, the lamp) are on, and their color and brightness now"
@@ -60,8 +58,8 @@ NO = [
 async def main() -> None:
     checks, _ = shipped_checks()
     for title in (OLD, SHIPPED, *sys.argv[1:]):
-        y = [p for p in YES if await checks.ask(target_question(p, title), session="p") == "yes"]
-        n = [p for p in NO if await checks.ask(target_question(p, title), session="p") == "yes"]
+        y = await topic_yes(checks, YES, title)
+        n = await topic_yes(checks, NO, title)
         print(
             f"{title!r}: state questions yes {len(y)}/{len(YES)}; "
             f"others yes {len(n)}/{len(NO)}: {n}"
