@@ -25,7 +25,7 @@ def register_tools(register: Register, context: PluginContext) -> None:
     controller = LedController(backend=strip, count=options.count, effect_s=options.effect_s)
     # "para roxo" arrives as color: "red", "half as bright" as brightness: 50
     # (edgeagent_led.said).
-    reread = as_said(lambda: controller.state().brightness)
+    reread = as_said(controller.state)
     register(replace(make_tool(controller.led, plugin="led"), reread=reread))
     register(controller.led_state)
     context.on_close(controller.close)

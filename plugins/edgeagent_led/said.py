@@ -19,6 +19,12 @@ of eight turned purple (blind prompts; every range seen in the benchmarks' recor
 one the request never asked for).
 
 A colour named in another language is read by :func:`edgeagent_led.strip.color_as_said`.
+
+Asked for a colour while complaining about the one the strip has ("make my reading lamp
+orange at 60%, this yellow is giving me a headache", the strip yellow), the model wrote
+the colour it has: a change to the colour the strip already shows, where the request
+names one other colour and nothing that keeps the first, is that other colour (blind
+prompts).
 """
 
 from __future__ import annotations
@@ -27,8 +33,10 @@ import re
 from collections.abc import Callable
 from typing import Any
 
-from edgeagent.plugin import Reread, fold
-from edgeagent_led.strip import color_as_said
+import webcolors
+
+from edgeagent.plugin import Reread, ToolArgumentError, fold
+from edgeagent_led.strip import LedState, color_as_said, name_of, to_hex
 
 _N = r"(\d+(?:[.,]\d+)?)"
 _HALF = re.compile(
@@ -137,6 +145,48 @@ def pixels_as_said(arguments: dict[str, Any], request: str) -> dict[str, Any] | 
     return {k: v for k, v in arguments.items() if k not in ("first", "last")}
 
 
+_CSS_WORDS = frozenset(webcolors.names())
+_KEEP = re.compile(r"\b(?:keep|stay|leave|same|not|don\W?t|instead\s+of|rather\s+than)\b")
+
+
+def _css_names(folded: str) -> list[str]:
+    """The CSS colour names in a folded request, two words as one where they are one
+    ("light blue" is lightblue, not light and blue)."""
+    words, names, i = re.findall(r"[a-z]+", folded), [], 0
+    while i < len(words):
+        pair = "".join(words[i : i + 2])
+        if i + 1 < len(words) and pair in _CSS_WORDS:
+            names.append(pair)
+            i += 2
+            continue
+        if words[i] in _CSS_WORDS:
+            names.append(words[i])
+        i += 1
+    return names
+
+
+def change_as_said(
+    arguments: dict[str, Any], request: str, *, current: Callable[[], LedState]
+) -> dict[str, Any] | None:
+    """``arguments`` with the one other colour the ``request`` names where the model
+    set the colour the ``current()`` strip already shows all over, and the request
+    names that one too but nothing that keeps it ("keep", "same", "not", "instead
+    of"); ``None``: as written."""
+    color = arguments.get("color")
+    folded = fold(request)
+    if not isinstance(color, str) or _KEEP.search(folded):
+        return None
+    said = {to_hex(name) for name in _css_names(folded)}
+    try:
+        wrote = to_hex(color)
+    except ToolArgumentError:
+        return None
+    others = said - {wrote}
+    if wrote not in said or len(others) != 1 or set(current().pixels) != {wrote}:
+        return None  # the colour written unnamed, no other or several, or not the strip's
+    return {**arguments, "color": name_of(others.pop())}
+
+
 def switch_as_meant(arguments: dict[str, Any]) -> dict[str, Any] | None:
     """``{"off": true}`` as ``{"on": false}`` (and ``off: false`` as ``on: true``) where
     ``on`` is not given; ``None``: as written."""
@@ -150,16 +200,21 @@ def _by(step: float) -> Callable[[int], float]:
     return lambda level: level + step
 
 
-def as_said(current: Callable[[], int]) -> Reread:
+def as_said(current: Callable[[], LedState]) -> Reread:
     """The ``led`` tool's reread: off as on=false, an effect or pixels the request does
-    not name dropped, a colour named in another language, then a brightness named
-    relative to the ``current()`` level."""
+    not name dropped, a colour named in another language, a change to another colour
+    than the one the ``current()`` strip shows, then a brightness named relative to its
+    level."""
 
     def reread(arguments: dict[str, Any], request: str) -> dict[str, Any] | None:
         switched = switch_as_meant(arguments)
         calm = effect_as_said(switched or arguments, request) or switched
         whole = pixels_as_said(calm or arguments, request) or calm
         colored = color_as_said(whole or arguments, request) or whole
-        return brightness_as_said(colored or arguments, request, current=current) or colored
+        changed = change_as_said(colored or arguments, request, current=current) or colored
+        level = brightness_as_said(
+            changed or arguments, request, current=lambda: current().brightness
+        )
+        return level or changed
 
     return reread

@@ -290,6 +290,38 @@ def test_a_brightness_named_relative_to_the_strips_is_computed_from_it(
         loaded.close()
 
 
+@pytest.mark.parametrize(
+    ("arguments", "request_", "read"),
+    [
+        # The strip is purple; the model wrote purple where the request names another.
+        (
+            {"color": "purple", "brightness": 60},
+            "make my reading lamp orange at 60%, this purple is giving me a headache",
+            {"color": "orange", "brightness": 60},
+        ),
+        ({"color": "Purple"}, "enough purple, light blue please", {"color": "lightblue"}),
+        # Kept, not named, two others, or another colour than the strip's: as written.
+        ({"color": "purple"}, "keep it purple, not orange", None),
+        ({"color": "purple"}, "purple instead of orange", None),
+        ({"color": "purple"}, "make it orange", None),
+        ({"color": "purple"}, "purple is out, red or blue?", None),
+        ({"color": "orange"}, "orange please, this purple hurts", None),
+        ({"brightness": 20}, "dim the purple, orange later", None),
+    ],
+)
+def test_a_change_to_the_strips_own_colour_is_the_other_colour_named(
+    arguments: dict[str, Any], request_: str, read: dict[str, Any] | None
+) -> None:
+    loaded = load_plugin(edgeagent_led, name="led", options={"backend": "mock"})
+    try:
+        loaded.call("led", color="purple", brightness=40)
+        hook = loaded.registry.get("led").reread
+        assert hook is not None
+        assert hook(arguments, request_) == read
+    finally:
+        loaded.close()
+
+
 def test_bad_arguments_come_back_as_readable_errors(mock_led: Any) -> None:
     backend, executor, _ = mock_led
     bad_color = run_tool(executor, "led", color="blurple")
