@@ -27,6 +27,10 @@ degrees further right", "another 15 to the left"), it wrote ``right_of_center: 2
 
 Asked "a little more, another ten the same way", it wrote ``left: 30``, the size of an
 earlier move: a turn's size is the one number the request names.
+
+Told of an overshoot ("the camera is 10 degrees too far right, fix it", "zu weit nach
+links"), it turned further that way (``right: 10``): a turn toward the side the request
+says is too far goes the other way (blind prompts).
 """
 
 from __future__ import annotations
@@ -70,6 +74,13 @@ _ON = re.compile(
     r"outros?|mais)\b"
 )
 _SIDES = {"left": "left_of_center", "right": "right_of_center"}
+# Too far to one side: "too far right", "too much to the left", "zu weit nach links",
+# "trop a droite", "demasiado a la izquierda", "troppo a destra", "demais para a direita".
+_TOO_FAR = (
+    r"\b(?:too\s+(?:far|much)|zu\s+(?:weit|viel)|trop|demasiado|troppo)"
+    r"(?:\W+(?:over|to|the|nach|a|vers|la|hacia|al|verso|para))*\W+(%s)\b"
+    r"|\b(%s)\W+(?:\w+\W+)?demais\b"
+)
 
 
 def position_as_said(arguments: dict[str, Any], request: str) -> dict[str, Any] | None:
@@ -116,10 +127,37 @@ def size_as_said(arguments: dict[str, Any], request: str) -> dict[str, Any] | No
     return {**arguments, name: size if value > 0 else -size}
 
 
+def overshoot_as_said(arguments: dict[str, Any], request: str) -> dict[str, Any] | None:
+    """A turn (``left``, ``right`` or ``by``) toward the one side the request says the
+    servo is too far to, turned the other way; ``None``: as the model wrote them."""
+    meant = {k: v for k, v in arguments.items() if v not in (None, False, 0)}
+    if len(meant) != 1:
+        return None
+    ((name, value),) = meant.items()
+    if name not in ("left", "right", "by") or isinstance(value, bool):
+        return None
+    if not isinstance(value, int | float) or (name != "by" and value < 0):
+        return None  # a negative side is a position (turn_as_said)
+    toward = name if name != "by" else ("right" if value > 0 else "left")
+    folded = fold(request)
+    too_far = {
+        side
+        for side, words in DIRECTIONS.items()
+        if re.search(_TOO_FAR % ("|".join(words), "|".join(words)), folded)
+    }
+    if too_far != {toward}:
+        return None  # no side too far, both, or a turn already away from it
+    return {"by": -value} if name == "by" else {_OTHER[name]: value}
+
+
+_OTHER = {"left": "right", "right": "left"}
+
+
 def as_said(*, lowest: float, highest: float) -> Reread:
     """The servo's reread for a servo whose ends are ``lowest`` and ``highest``: a
-    signed turn (:func:`turn_as_said`), an end (:func:`end_as_said`), then the center
-    or back (:func:`placed_as_said`)."""
+    signed turn (:func:`turn_as_said`), an end (:func:`end_as_said`), the center or
+    back (:func:`placed_as_said`), a position or a turn's size, part of the way back,
+    then an overshoot undone (:func:`overshoot_as_said`)."""
 
     def reread(arguments: dict[str, Any], request: str) -> dict[str, Any] | None:
         turned = turn_as_said(arguments, request)
@@ -127,7 +165,8 @@ def as_said(*, lowest: float, highest: float) -> Reread:
         placed = placed_as_said(ended or turned or arguments, request) or ended or turned
         sided = position_as_said(placed or arguments, request) or placed
         sized = size_as_said(sided or arguments, request) or sided
-        return part_back_as_said(sized or arguments, request) or sized
+        parted = part_back_as_said(sized or arguments, request) or sized
+        return overshoot_as_said(parted or arguments, request) or parted
 
     return reread
 

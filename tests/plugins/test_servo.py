@@ -417,6 +417,14 @@ def test_plugin_registers_tools_and_closes_the_backend() -> None:
         ({"left": 30, "right": 0}, "10 more", {"left": 10.0, "right": 0}),
         ({"left": 30}, "another 10, then 20 more", None),
         ({"left": 30}, "left a bit more", None),
+        # A turn toward the side the request says it is too far to goes the other way.
+        ({"right": 10}, "the camera is 10 degrees too far right, fix it", {"left": 10}),
+        ({"left": 5}, "a bit too much to the left, 5 back", {"right": 5}),
+        ({"by": 15}, "15 zu weit nach rechts", {"by": -15}),
+        ({"left": 20}, "tourne de 20, c'est trop a gauche", {"right": 20}),
+        ({"right": 10}, "girala 10, esta demasiado a la izquierda", None),  # away already
+        ({"right": 10}, "too far left, no, too far right, 10", None),  # both sides
+        ({"right": 10}, "move it 10 to the right, too far is fine", None),  # no side too far
     ],
 )
 def test_a_turn_or_an_end_the_request_names_is_read_again(
