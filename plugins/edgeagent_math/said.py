@@ -22,6 +22,7 @@ from typing import Any
 
 from edgeagent.plugin import ToolError, fold
 from edgeagent_math.evaluator import evaluate
+from edgeagent_math.units import scale_as_said
 
 _NUMBER = r"((?:-|(?:minus|menos|moins|meno|negative|negativ)\s+)?\d+(?:[.,]\d+)?)"
 _SIGN = re.compile(r"^(?:minus|menos|moins|meno|negative|negativ)\s+")
@@ -46,12 +47,14 @@ _DIFFERENCE = re.compile(r"^\s*(\d+(?:\.\d+)?)\s*-\s*(\d+(?:\.\d+)?|[a-z_]\w*)\s
 
 
 def as_said(arguments: dict[str, Any], request: str) -> dict[str, Any] | None:
-    """The ``math`` tool's reread: a temperature conversion, a percentage, or what
-    comes off an earlier result."""
+    """The ``math`` tool's reread: a temperature conversion, a percentage, what comes
+    off an earlier result, or a result in the unit asked for
+    (:func:`edgeagent_math.units.scale_as_said`)."""
     return (
         conversion_as_said(arguments, request)
         or percent_as_said(arguments, request)
         or difference_as_said(arguments, request)
+        or scale_as_said(arguments, request)
     )
 
 

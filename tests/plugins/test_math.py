@@ -335,6 +335,39 @@ def test_a_temperature_conversion_or_percentage_the_request_names_is_written_by_
 
 
 @pytest.mark.parametrize(
+    ("expression", "request_", "written", "value"),
+    [
+        # Computed in the unit the numbers came in; the request asks for another.
+        ("50 * 20 * 30", "a tank 50 by 20 by 30 cm, how many litres?", "(50 * 20 * 30) / 1000", 30),
+        ("25 * 20 * 10", "Wie viele Liter fasst 25 x 20 x 10 cm?", "(25 * 20 * 10) / 1000", 5),
+        ("250 * 6", "six bags of 250 g each, how much is that in kg", "(250 * 6) / 1000", 1.5),
+        ("1.5 * 4", "4 bottles of 1.5 l, how many ml altogether?", "(1.5 * 4) * 1000", 6000),
+        ("45 * 4", "I cycle 45 minutes 4 times a week: how many hours?", "(45 * 4) / 60", 3),
+        ("12 * 350", "12 laps of 350 m, in km please", "(12 * 350) / 1000", 4.2),
+        # Converted already, no unit asked, the same unit, or numbers in two units.
+        ("50 * 20 * 30 / 1000", "50 by 20 by 30 cm in litres?", None, None),
+        ("250 * 6", "six bags of 250 g each, how many grams?", None, None),
+        ("250 * 6", "six bags of 250 g each, total?", None, None),
+        ("250 + 50", "2 m and 50 cm of rope, how much is that in cm?", None, None),
+        ("90 * 60", "how many seconds in a 90 min film", None, None),
+    ],
+)
+def test_a_result_in_another_unit_than_its_numbers_is_scaled_to_the_one_asked(
+    expression: str, request_: str, written: str | None, value: float | None
+) -> None:
+    loaded = load_plugin(edgeagent_math, name="math")
+    reread = loaded.registry.get("math").reread
+    assert reread is not None
+    fixed = reread({"expression": expression}, request_)
+    if written is None:
+        assert fixed is None
+    else:
+        assert fixed == {"expression": written}
+        assert loaded.call("math", **fixed).result["result"] == value
+    loaded.close()
+
+
+@pytest.mark.parametrize(
     ("expression", "earlier", "written"),
     [
         # The last result's one number, by any of its names.
