@@ -177,7 +177,12 @@ class OpenMeteo:
             pass  # the model's day is unreadable: the request's is what was meant
         return {**arguments, "day": said}
 
-    @tool(name="weather", answer=weather_answer, title="the weather or the forecast")
+    # The title is the topic the side questions ask about (edgeagent.agent.checks).
+    # "the weather or the forecast" let through 15 of 16 requests that only sound like
+    # weather ("how far is Saturn from the sun", "is the humidity in this room too
+    # high?"); this one 5, with every forecast and follow-up still let through
+    # (bench/weather_titles.py).
+    @tool(name="weather", answer=weather_answer, title="the forecast for a town and a day")
     def weather(
         self,
         location: Annotated[
