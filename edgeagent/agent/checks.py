@@ -12,7 +12,7 @@ from __future__ import annotations
 
 import logging
 import re
-from collections.abc import Collection, Sequence
+from collections.abc import Callable, Collection, Sequence
 from dataclasses import dataclass
 from typing import Any, Literal
 
@@ -206,21 +206,59 @@ class SideChecks:
         (the shell reads a stem's only file as that file either way). So does a value
         the tool reads from the ``request`` itself (its ``reread`` of no arguments):
         "che tempo fa a Bologna sabato?" -> ``day: "saturday"``."""
+        for call in calls:
+            unheard = self._unheard(call, said=said, request=request)
+            for value in _leaves(call.arguments):
+                if unheard(value):
+                    return str(value)
+        return None
+
+    def said_only(
+        self, calls: Sequence[ToolCall], *, said: str, request: str = ""
+    ) -> list[ToolCall]:
+        """``calls`` without the optional arguments whose values no user message said,
+        where what is left still holds a value the user said (:meth:`unsaid` then
+        judges what is left). "gimme some gold on the shelf lights", on a second look,
+        came as ``{"color": "gold", "brightness": 100}``, and the 100 nobody said
+        refused it all (blind prompts); "make the lights feel like a Tuesday" as
+        ``{"color": "blue", "brightness": 50}`` keeps nothing said, and stays a guess."""
+        kept_calls = []
+        for call in calls:
+            tool = self.registry.get(call.name) if call.name in self.registry else None
+            if tool is None or not isinstance(call.arguments, dict):
+                kept_calls.append(call)
+                continue
+            required = set(tool.parameters.get("required", []))
+            unheard = self._unheard(call, said=said, request=request)
+            kept = {
+                name: value
+                for name, value in call.arguments.items()
+                if name in required or not any(unheard(leaf) for leaf in _leaves(value))
+            }
+            heard = [v for v in _leaves(kept) if not isinstance(v, bool) and v is not None]
+            if kept != call.arguments and heard:
+                log.info("%s %r without what nobody said: %r", call.name, call.arguments, kept)
+                call = ToolCall(call.name, kept)
+            kept_calls.append(call)
+        return kept_calls
+
+    def _unheard(self, call: ToolCall, *, said: str, request: str) -> Callable[[object], bool]:
+        """Whether a value of ``call`` is one no user message ``said`` (:meth:`unsaid`)."""
         heard = plain(said)
         numbers = {_number(n) for n in honesty.NUMBER.findall(said)}
-        for call in calls:
-            read = self._read_from(call.name, request)
-            for value in _leaves(call.arguments):
-                if isinstance(value, bool) or value is None or value in read:
-                    continue
-                if isinstance(value, int | float):
-                    if _number(str(abs(value))) not in numbers:
-                        return str(value)
-                elif isinstance(value, str) and not value.startswith("-"):
-                    words = plain(FILE_SUFFIX.sub("", value))
-                    if words and f" {words} " not in f" {heard} ":
-                        return value
-        return None
+        read = self._read_from(call.name, request)
+
+        def unheard(value: object) -> bool:
+            if isinstance(value, bool) or value is None or value in read:
+                return False
+            if isinstance(value, int | float):
+                return _number(str(abs(value))) not in numbers
+            if isinstance(value, str) and not value.startswith("-"):
+                words = plain(FILE_SUFFIX.sub("", value))
+                return bool(words) and f" {words} " not in f" {heard} "
+            return False
+
+        return unheard
 
     def _read_from(self, name: str, request: str) -> list[Any]:
         """The values tool ``name`` reads from ``request`` by itself (its ``reread`` of

@@ -458,6 +458,7 @@ class Agent:
             prompt=conversation.request(),
             said=conversation.said(),
             session=conversation.id,
+            render=self.call_format.render_call,
         )
 
     async def prepare(self) -> None:

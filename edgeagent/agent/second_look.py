@@ -52,6 +52,8 @@ class Looking:
     said: str
     """Everything the user said in the conversation."""
     session: str
+    render: Callable[[Sequence[ToolCall]], str]
+    """Calls as the model writes them (the call format's), for calls the checks trim."""
 
 
 async def second_look(
@@ -77,7 +79,10 @@ async def second_look(
         if not parsed.calls or parsed.errors:
             return None
         checks, executor = turn.checks, turn.executor
-        calls = [executor.resolve(ToolCall(c.name, c.arguments)) for c in parsed.calls]
+        written = [executor.resolve(ToolCall(c.name, c.arguments)) for c in parsed.calls]
+        calls = checks.said_only(written, said=turn.said, request=turn.prompt)
+        if calls != written:
+            raw, parsed = turn.render(calls), dataclasses.replace(parsed, calls=calls)
         unsaid = checks.unsaid(calls, said=turn.said, request=turn.prompt)
         if checks.made_up(calls, said=turn.said) or unsaid:
             # A read tool's guess ("is solder on the todo list?" as math 1 + 1) gets

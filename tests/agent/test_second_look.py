@@ -177,6 +177,49 @@ def test_a_second_look_call_with_values_the_user_never_said_is_a_guess() -> None
     assert strip.colors == [] and not any(r.aside for r in model.requests)
 
 
+class Lamp:
+    def __init__(self) -> None:
+        self.set: list[dict[str, Any]] = []
+
+    @tool(kind="act", title="the LED strip", answer=lambda r: f"The LED strip is now {r}.")
+    def led(self, color: str | None = None, brightness: int | None = None) -> str:
+        """Set the LED strip colour and brightness."""
+        self.set.append({"color": color, "brightness": brightness})
+        return f"{color} at {brightness}"
+
+
+def test_a_second_look_call_runs_without_the_values_the_user_never_said() -> None:
+    # "gimme some gold on the shelf lights": refused, then gold at a brightness of 100
+    # nobody asked for on a second look. It runs as gold, the brightness as it was.
+    lamp = Lamp()
+    model = Model(said=REFUSAL, forced=fence("led", color="gold", brightness=100), side="yes")
+    agent = agent_for(model, lamp)
+    conversation = agent.new_conversation("s")
+    answer = run_turn(agent, "gimme some gold on the shelf lights", conversation)[-1]
+    assert isinstance(answer, FinalAnswer)
+    assert lamp.set == [{"color": "gold", "brightness": None}]
+    assert answer.text == "The LED strip is now gold at None."
+    calls = [m["content"] for m in conversation.messages if m["role"] == "assistant"]
+    assert fence("led", color="gold") in calls  # the history shows the call that ran
+
+
+@pytest.mark.parametrize(
+    ("arguments", "said", "kept"),
+    [
+        ({"color": "gold", "brightness": 100}, "gimme some gold", {"color": "gold"}),
+        ({"color": "gold", "brightness": 100}, "gold at full, 100", None),  # all said
+        # Nothing said left (a guess, for unsaid to judge), or nothing unsaid: as written.
+        ({"color": "blue", "brightness": 50}, "make them feel like a Tuesday", None),
+        ({"color": "red"}, "make it do the thing", None),
+        ({"color": "blue"}, "blue please", None),
+    ],
+)
+def test_said_only(arguments: dict[str, Any], said: str, kept: dict[str, Any] | None) -> None:
+    checks = agent_for(Model(said="", forced="", side=""), Lamp()).checks
+    (call,) = checks.said_only([ToolCall("led", arguments)], said=said)
+    assert call.arguments == (kept or arguments)
+
+
 @pytest.mark.parametrize(
     ("arguments", "said", "unsaid"),
     [
