@@ -276,6 +276,7 @@ class Agent:
                     grammar=recheck,
                     without=without,
                     refusal=parsed.text,
+                    elsewhere=elsewhere,
                 )
                 if isinstance(second, ErrorEvent):
                     yield second

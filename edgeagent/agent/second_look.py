@@ -57,7 +57,12 @@ class Looking:
 
 
 async def second_look(
-    turn: Looking, *, grammar: str, without: Mapping[str, str], refusal: str
+    turn: Looking,
+    *,
+    grammar: str,
+    without: Mapping[str, str],
+    refusal: str,
+    elsewhere: Mapping[str, str] | None = None,
 ) -> tuple[str, ParsedOutput] | ErrorEvent | None:
     """After the ``refusal`` of the ``turn``'s request, one call under ``grammar`` that
     the checks confirm, as raw text and its parse; ``None``: the refusal stands.
@@ -65,11 +70,17 @@ async def second_look(
     A call that fills in values the user never ``said`` is a guess, and the refusal
     stands. A read tool that guesses, or that the checks refuse, gets one more look
     under ``without`` (the grammar without that tool, by its name); at most one.
+    So does an acting tool whose device the request does not name, under
+    ``elsewhere`` (the other plugins' tools, by its name), where the look's call must
+    act on a device the request names: "greenhouse grow lights to violet please",
+    refused, came on a second look as the servo turned 15 degrees both ways (blind
+    prompts).
 
     A read is no answer to a change the request asks and the refusal names ("ok
     delete it": "none of my tools can delete files"). Either alone is not enough: "what
     did I write in notes.txt?" says "write", and "anything about milk in todo.md?" was
     refused with "none of my tools can read or modify files"."""
+    named_only = False
     for attempt in ("second", "third"):
         result = await turn.look(grammar)
         if isinstance(result, ErrorEvent):
@@ -80,6 +91,9 @@ async def second_look(
             return None
         checks, executor = turn.checks, turn.executor
         written = [executor.resolve(ToolCall(c.name, c.arguments)) for c in parsed.calls]
+        if named_only and any(acting_on_unnamed(c, turn) for c in written):
+            log.info("the %s look acts on a device the request never names", attempt)
+            return None
         calls = checks.said_only(written, said=turn.said, request=turn.prompt)
         if calls != written:
             raw, parsed = turn.render(calls), dataclasses.replace(parsed, calls=calls)
@@ -101,10 +115,23 @@ async def second_look(
             return None
         elif await checks.off_target(turn.prompt, calls, session=turn.session, strict=True) is None:
             return raw, parsed
-        if len(calls) != 1 or calls[0].name not in without:
+        if len(calls) != 1 or calls[0].name not in executor.registry:
             return None
-        grammar = without[calls[0].name]
+        if acting_on_unnamed(calls[0], turn) and calls[0].name in (elsewhere or {}):
+            grammar, named_only = (elsewhere or {})[calls[0].name], True
+        elif calls[0].name in without:
+            grammar = without[calls[0].name]
+        else:
+            return None
     return None
+
+
+def acting_on_unnamed(call: ToolCall, turn: Looking) -> bool:
+    """Whether ``call`` is of an acting tool whose device the ``turn``'s request does
+    not name (a word of its title)."""
+    registry = turn.executor.registry
+    tool = registry.get(call.name) if call.name in registry else None
+    return tool is not None and tool.kind is ToolKind.ACT and not names_device(turn.prompt, tool)
 
 
 async def look_elsewhere(
@@ -151,9 +178,8 @@ async def look_elsewhere(
         found = [turn.executor.resolve(ToolCall(c.name, c.arguments)) for c in again[1].calls]
         if len(found) != 1 or found[0].name not in registry:
             continue
-        tool = registry.get(found[0].name)
-        if tool.kind is ToolKind.ACT and not names_device(turn.prompt, tool):
-            log.info("a look elsewhere acts on %s, which the request never names", tool.name)
+        if acting_on_unnamed(found[0], turn):
+            log.info("a look elsewhere acts on %s, which the request never names", found[0].name)
             continue
         return found[0]
     return refusal.text

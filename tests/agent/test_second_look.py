@@ -752,3 +752,66 @@ def test_without_the_side_questions_a_turn_has_no_grammar_for_a_look() -> None:
     assert looks.recheck and looks.recheck_without and looks.recheck_elsewhere
     assert plain.recheck is None and not plain.recheck_without and not plain.recheck_elsewhere
     assert plain.call == looks.call and plain.act == looks.act and plain.grammar is None
+
+
+class Rig:
+    """Two devices of two plugins' kinds: the strip and the camera."""
+
+    def __init__(self) -> None:
+        self.colors: list[str] = []
+        self.turns: list[float] = []
+
+    @tool(kind="act", title="the LED strip (lights)", answer=lambda r: f"The strip is now {r}.")
+    def led(self, color: str) -> str:
+        """Set the LED strip colour."""
+        self.colors.append(color)
+        return color
+
+    @tool(kind="act", title="the camera servo", answer=lambda r: f"The camera turned {r}.")
+    def servo(self, left: float) -> str:
+        """Turn the camera left."""
+        self.turns.append(left)
+        return str(left)
+
+
+class Looks(Model):
+    """Refuses; under each grammar, that grammar's call; yes to every side question."""
+
+    def __init__(self, calls: dict[str, str]) -> None:
+        super().__init__(said=REFUSAL, forced="", side="yes")
+        self.calls = calls
+
+    async def stream(self, request: Any) -> Any:
+        self.requests.append(request)
+        if request.aside:
+            yield "yes"
+        elif request.grammar:
+            yield self.calls[request.grammar]
+        else:
+            yield self.said
+
+
+def test_a_second_look_that_guesses_at_a_device_the_request_never_names_looks_elsewhere() -> None:
+    # "greenhouse grow lights to violet please", refused, came on a second look as the
+    # camera turned 15 degrees; among the other plugins' tools, the lights.
+    rig = Rig()
+    model = Looks(
+        {"root ::= call": fence("servo", left=15), "not the servo": fence("led", color="violet")}
+    )
+    agent = agent_for(model, rig, elsewhere={"servo": "not the servo", "led": "not the strip"})
+    answer = run_turn(agent, "greenhouse grow lights to violet please")[-1]
+    assert isinstance(answer, FinalAnswer) and answer.text == "The strip is now violet."
+    assert rig.colors == ["violet"] and rig.turns == []
+    grammars = [r.grammar for r in model.requests if not r.aside]
+    assert grammars == [None, "root ::= call", "not the servo"]
+
+
+def test_a_look_elsewhere_after_a_second_look_acts_only_on_a_device_the_request_names() -> None:
+    rig = Rig()
+    model = Looks(
+        {"root ::= call": fence("servo", left=15), "not the servo": fence("led", color="blue")}
+    )
+    agent = agent_for(model, rig, elsewhere={"servo": "not the servo", "led": "not the strip"})
+    answer = run_turn(agent, "blue fan please, turn it on")[-1]
+    assert isinstance(answer, FinalAnswer) and answer.text == REFUSAL
+    assert rig.colors == [] and rig.turns == []
