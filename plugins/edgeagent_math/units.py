@@ -57,6 +57,19 @@ _FACTORS = {10.0, 60.0, 100.0, 1000.0, 3600.0, 0.1, 0.01, 0.001, 1e6, 1e-6}
 """Numbers that, in an expression and not in the request, are a conversion of its own."""
 
 
+def _converted(number: float, said: set[float]) -> bool:
+    """Whether ``number``, in an expression but not in the request, is a conversion
+    factor or a number the request said, converted ("2,5 kg ... quanti grammi" came as
+    ``2500 / 8``, blind prompts)."""
+    return number in _FACTORS or any(
+        _close(number, s * f) or _close(number, s / f) for s in said for f in _FACTORS
+    )
+
+
+def _close(a: float, b: float) -> bool:
+    return abs(a - b) <= 1e-9 * max(1.0, abs(a))
+
+
 def scale_as_said(arguments: dict[str, Any], request: str) -> dict[str, Any] | None:
     """``arguments`` with the expression scaled to the unit the ``request`` asks for,
     where its numbers come in one other unit of the same measure (lengths multiplied
@@ -79,8 +92,8 @@ def scale_as_said(arguments: dict[str, Any], request: str) -> dict[str, Any] | N
         return None
     said = {float(n.replace(",", ".")) for n in re.findall(_NUMBER, folded)}
     written = {float(n) for n in re.findall(r"\d+(?:\.\d+)?(?:e-?\d+)?", expression)}
-    if any(n in _FACTORS and n not in said for n in written):
-        return None  # it converted already: "60 * 30 * 40 / 1000"
+    if any(_converted(n, said) for n in written - said):
+        return None  # it converted already: "60 * 30 * 40 / 1000", 2.5 kg as 2500
     factor = given_size / size
     scaled = f"({expression}) * {factor:g}" if factor >= 1 else f"({expression}) / {1 / factor:g}"
     return {**arguments, "expression": scaled}

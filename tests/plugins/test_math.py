@@ -349,6 +349,8 @@ def test_a_temperature_conversion_or_percentage_the_request_names_is_written_by_
         ("250 * 6", "six bags of 250 g each, how many grams?", None, None),
         ("250 * 6", "six bags of 250 g each, total?", None, None),
         ("250 + 50", "2 m and 50 cm of rope, how much is that in cm?", None, None),
+        ("2500 / 8", "Ho 2,5 kg di impasto, 8 pagnotte: quanti grammi per pagnotta?", None, None),
+        ("1.5 * 14", "1500 g a day, how many kg in two weeks?", None, None),
         ("90 * 60", "how many seconds in a 90 min film", None, None),
     ],
 )
