@@ -47,6 +47,20 @@ for _english, _words in zip(WEEKDAYS, _WEEKDAY_WORDS, strict=True):
 _PATTERN = re.compile(
     r"\b(" + "|".join(sorted(map(re.escape, WORDS), key=len, reverse=True)) + r")\b"
 )
+_COUNTS = {
+    "one": 1, "a": 1, "two": 2, "three": 3, "four": 4, "five": 5, "six": 6,
+    "einem": 1, "zwei": 2, "drei": 3, "vier": 4, "funf": 5, "sechs": 6,
+    "un": 1, "deux": 2, "trois": 3, "quatre": 4, "cinq": 5,
+    "dos": 2, "tres": 3, "cuatro": 4, "cinco": 5, "seis": 6,
+    "due": 2, "tre": 3, "quattro": 4, "cinque": 5, "sei": 6,
+    "dois": 2, "quatro": 4,
+}  # fmt: skip
+# "in three days", "in 3 Tagen", "dans 3 jours", "en tres dias", "tra 3 giorni",
+# "fra tre giorni", "em 3 dias", "daqui a 3 dias"
+_IN_DAYS = re.compile(
+    r"\b(?:in|dans|en|tra|fra|em|daqui\s+a)\s+(\d|" + "|".join(_COUNTS) + r")\s+"
+    r"(?:days?|tagen|jours?|dias?|giorni|giorno)\b"
+)
 
 
 def said_day(request: str, *, place: str = "") -> str | None:
@@ -57,4 +71,7 @@ def said_day(request: str, *, place: str = "") -> str | None:
     if plain(place):
         text = re.sub(r"\b" + re.escape(plain(place)) + r"\b", " ", text)
     found = {WORDS[m] for m in _PATTERN.findall(text)} - {""}
+    for count in _IN_DAYS.findall(text):
+        days = int(count) if count.isdigit() else _COUNTS[count]
+        found.add({1: "tomorrow", 2: "day after tomorrow"}.get(days, f"in {days} days"))
     return found.pop() if len(found) == 1 else None

@@ -38,6 +38,14 @@ from edgeagent.plugin import Tool
         ("rain in York tonight?", "today"),
         ("is today warmer than tomorrow in Oslo?", None),  # two days
         ("Che tempo fa a Roma?", None),
+        # A count of days ahead, in digits or words.
+        ("and in three days? might stay a while", "in 3 days"),
+        ("weather in Oslo in 4 days", "in 4 days"),
+        ("Wetter in Graz in drei Tagen?", "in 3 days"),
+        ("¿y en cinco días en Bilbao?", "in 5 days"),
+        ("che tempo fa a Roma tra due giorni?", "day after tomorrow"),
+        ("in one day, Perth", "tomorrow"),
+        ("in a few days in Leeds?", None),
     ],
 )
 def test_said_day(request_: str, day: str | None) -> None:
