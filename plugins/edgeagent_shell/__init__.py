@@ -72,10 +72,14 @@ class ShellOptions(BaseModel):
 
 
 def wrap_command(command_template: str, arguments: list[str]) -> dict[str, Any]:
-    """Build ``shell``'s arguments: ``{arguments}`` becomes the shell-quoted list."""
+    """Build ``shell``'s arguments: ``{arguments}`` becomes the shell-quoted list,
+    without an option the template gives already ("and memory?" came as ``free`` with
+    ``["-m"]``, and ``free -m -m`` failed: "Multiple unit options")."""
+    given = set(command_template.replace(ARGUMENTS_TOKEN, " ").split())
+    arguments = [a for a in arguments if not (a.startswith("-") and a in given)]
     quoted = " ".join(shlex.quote(a) for a in arguments)
     if ARGUMENTS_TOKEN in command_template:
-        command = command_template.replace(ARGUMENTS_TOKEN, quoted)
+        command = command_template.replace(ARGUMENTS_TOKEN, quoted).strip()
     else:
         command = f"{command_template} {quoted}".strip()
     return {"command": command}

@@ -251,6 +251,16 @@ def test_wrap_handler_quotes_every_argument_into_the_template() -> None:
     assert wrap_command("df -h", ["."]) == {"command": "df -h ."}
 
 
+def test_an_option_the_template_gives_is_not_given_twice(tree: Path) -> None:
+    # "and memory?" came as free with ["-m"]: "free -m -m" fails with "Multiple unit
+    # options don't make sense".
+    assert wrap_command("free -m {arguments}", ["-m"]) == {"command": "free -m"}
+    assert wrap_command("ls -lA {arguments}", ["-l", "logs"]) == {"command": "ls -lA -l logs"}
+    assert wrap_command("grep {arguments}", ["-i", "-i", "milk"])["command"] == "grep -i -i milk"
+    result = run(make_shell(tree), wrap_command("free -m {arguments}", ["-m"])["command"])
+    assert result["exit_code"] == 0 and "Mem" in result["output"]
+
+
 def test_wrapped_semicolon_stays_an_argument_and_find_exec_is_still_refused(tree: Path) -> None:
     shell = make_shell(tree)
     command = wrap_command("find {arguments} -type f", [".", "-exec", "rm", "{}", ";"])["command"]
