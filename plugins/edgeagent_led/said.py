@@ -36,7 +36,7 @@ from typing import Any
 import webcolors
 
 from edgeagent.plugin import Reread, ToolArgumentError, fold
-from edgeagent_led.strip import LedState, color_as_said, name_of, to_hex
+from edgeagent_led.strip import OFF_COLORS, LedState, color_as_said, name_of, to_hex
 
 _N = r"(\d+(?:[.,]\d+)?)"
 _HALF = re.compile(
@@ -187,6 +187,25 @@ def change_as_said(
     return {**arguments, "color": name_of(others.pop())}
 
 
+_OFF_WORDS = re.compile(
+    r"\b(?:off|out|dark|black|kill|aus|ausschalten|eteins|eteindre|apaga|apagar|spegni|"
+    r"desliga|desligar|uit)\b"
+)
+
+
+def dimmed_as_said(arguments: dict[str, Any], request: str) -> dict[str, Any] | None:
+    """``arguments`` without an "off" colour where they also set a brightness and the
+    ``request`` says nothing of off ("turn the shop light down to 40" came as ``color:
+    "off", brightness: 40``, and the strip went dark; blind prompts); ``None``: as
+    written."""
+    color, brightness = arguments.get("color"), arguments.get("brightness")
+    if not isinstance(color, str) or color.strip().lower() not in OFF_COLORS:
+        return None
+    if not brightness or _OFF_WORDS.search(fold(request)):
+        return None
+    return {k: v for k, v in arguments.items() if k != "color"}
+
+
 def switch_as_meant(arguments: dict[str, Any]) -> dict[str, Any] | None:
     """``{"off": true}`` as ``{"on": false}`` (and ``off: false`` as ``on: true``) where
     ``on`` is not given; ``None``: as written."""
@@ -201,13 +220,15 @@ def _by(step: float) -> Callable[[int], float]:
 
 
 def as_said(current: Callable[[], LedState]) -> Reread:
-    """The ``led`` tool's reread: off as on=false, an effect or pixels the request does
-    not name dropped, a colour named in another language, a change to another colour
+    """The ``led`` tool's reread: off as on=false, an "off" colour with a brightness
+    the request never calls off dropped, an effect or pixels the request does not name
+    dropped, a colour named in another language, a change to another colour
     than the one the ``current()`` strip shows, then a brightness named relative to its
     level."""
 
     def reread(arguments: dict[str, Any], request: str) -> dict[str, Any] | None:
         switched = switch_as_meant(arguments)
+        switched = dimmed_as_said(switched or arguments, request) or switched
         calm = effect_as_said(switched or arguments, request) or switched
         whole = pixels_as_said(calm or arguments, request) or calm
         colored = color_as_said(whole or arguments, request) or whole

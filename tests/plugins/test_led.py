@@ -235,6 +235,14 @@ def test_a_colour_word_of_another_language_is_its_css_colour(
         ({"first": 0}, "look all the way to the left", None),  # no colour: it fails
         ({"color": "blue", "first": 2, "last": 5}, "leds 2 to 5 blue", None),
         ({"color": "green", "first": 0}, "los primeros dos píxeles en verde", None),
+        # An "off" colour with a brightness, for a request that says nothing of off.
+        (
+            {"color": "off", "brightness": 40},
+            "turn the shop light down to 40, the glare is killing my eyes",
+            {"brightness": 40},
+        ),
+        ({"color": "off", "brightness": 40}, "lights off, and keep 40 for later", None),
+        ({"color": "off"}, "turn it down", None),  # no brightness: the model's reading
         # Dutch, which the model writes as a colour of its own.
         ({"color": "red"}, "Zet de ledstrip op paars", {"color": "purple"}),
         ({"color": "red"}, "I rode home, now make it red", None),
