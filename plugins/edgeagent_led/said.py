@@ -36,7 +36,14 @@ from typing import Any
 import webcolors
 
 from edgeagent.plugin import Reread, ToolArgumentError, fold
-from edgeagent_led.strip import OFF_COLORS, LedState, color_as_said, name_of, to_hex
+from edgeagent_led.strip import (
+    OFF_COLORS,
+    LedState,
+    color_as_said,
+    foreign_colors,
+    name_of,
+    to_hex,
+)
 
 _N = r"(\d+(?:[.,]\d+)?)"
 _HALF = re.compile(
@@ -146,6 +153,8 @@ def pixels_as_said(arguments: dict[str, Any], request: str) -> dict[str, Any] | 
 
 
 _CSS_WORDS = frozenset(webcolors.names())
+_COMMON = frozenset({"tan"})
+"""CSS names that are common words of another language (Spanish "tan", so)."""
 _KEEP = re.compile(r"\b(?:keep|stay|leave|same|not|don\W?t|instead\s+of|rather\s+than)\b")
 
 
@@ -206,6 +215,25 @@ def dimmed_as_said(arguments: dict[str, Any], request: str) -> dict[str, Any] | 
     return {k: v for k, v in arguments.items() if k != "color"}
 
 
+def named_as_said(arguments: dict[str, Any], request: str) -> dict[str, Any] | None:
+    """``arguments`` with the one CSS colour name the ``request`` says, where the model
+    wrote another name ("a nice warm orangered" came as ``orange``; blind prompts); a
+    colour it wrote as ``#rrggbb`` or "off" stays; ``None``: as written."""
+    color = arguments.get("color")
+    if not isinstance(color, str) or color.startswith("#") or color.lower() in OFF_COLORS:
+        return None
+    folded = fold(request)
+    if foreign_colors(folded):
+        return None  # a colour word of another language: color_as_said reads those
+    named = {to_hex(name) for name in _css_names(folded) if name not in _COMMON}
+    try:
+        if len(named) != 1 or to_hex(color) in named:
+            return None
+    except ToolArgumentError:
+        pass  # a made-up name: the one said is what was meant
+    return {**arguments, "color": name_of(named.pop())}
+
+
 def switch_as_meant(arguments: dict[str, Any]) -> dict[str, Any] | None:
     """``{"off": true}`` as ``{"on": false}`` (and ``off: false`` as ``on: true``) where
     ``on`` is not given; ``None``: as written."""
@@ -222,7 +250,7 @@ def _by(step: float) -> Callable[[int], float]:
 def as_said(current: Callable[[], LedState]) -> Reread:
     """The ``led`` tool's reread: off as on=false, an "off" colour with a brightness
     the request never calls off dropped, an effect or pixels the request does not name
-    dropped, a colour named in another language, a change to another colour
+    dropped, a colour named in another language or the one CSS name said, a change to another colour
     than the one the ``current()`` strip shows, then a brightness named relative to its
     level."""
 
@@ -232,6 +260,7 @@ def as_said(current: Callable[[], LedState]) -> Reread:
         calm = effect_as_said(switched or arguments, request) or switched
         whole = pixels_as_said(calm or arguments, request) or calm
         colored = color_as_said(whole or arguments, request) or whole
+        colored = named_as_said(colored or arguments, request) or colored
         changed = change_as_said(colored or arguments, request, current=current) or colored
         level = brightness_as_said(
             changed or arguments, request, current=lambda: current().brightness

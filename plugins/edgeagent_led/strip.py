@@ -51,6 +51,11 @@ def _css_name(text: str) -> str:
     return _CSS_NAME.get(" ".join(fold(text).split()), text)
 
 
+def foreign_colors(folded: str) -> set[str]:
+    """The CSS names of the colour words of another language in a folded request."""
+    return {_CSS_NAME[word] for word in _WORD.findall(" ".join(re.findall(r"\w+", folded)))}
+
+
 def color_as_said(arguments: dict[str, Any], request: str) -> dict[str, Any] | None:
     """``arguments`` with the colour the request names in another language, where it
     names exactly one and the model wrote another; ``None``: as the model wrote them.
@@ -60,8 +65,7 @@ def color_as_said(arguments: dict[str, Any], request: str) -> dict[str, Any] | N
     color = arguments.get("color")
     if not isinstance(color, str):
         return None
-    folded = " ".join(re.findall(r"\w+", fold(request)))
-    said = {_CSS_NAME[word] for word in _WORD.findall(folded)}
+    said = foreign_colors(fold(request))
     if len(said) != 1:
         return None  # none named, or "von rot zu blau": the model's reading stands
     (name,) = said

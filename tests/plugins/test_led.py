@@ -235,6 +235,16 @@ def test_a_colour_word_of_another_language_is_its_css_colour(
         ({"first": 0}, "look all the way to the left", None),  # no colour: it fails
         ({"color": "blue", "first": 2, "last": 5}, "leds 2 to 5 blue", None),
         ({"color": "green", "first": 0}, "los primeros dos píxeles en verde", None),
+        # The one CSS colour name the request says, where the model wrote another name.
+        ({"color": "orange"}, "switch it on, a nice warm orangered?", {"color": "orangered"}),
+        ({"color": "blue"}, "make it sky blue", {"color": "skyblue"}),
+        ({"color": "blurple"}, "deep crimson please", {"color": "crimson"}),
+        ({"color": "#ffd8a8"}, "warm white please", None),  # its own shade, as a hex
+        ({"color": "red"}, "from red to blue", None),  # two names: the model's reading
+        ({"color": "orange"}, "make it cosy", None),  # none named
+        ({"color": "off"}, "kill the red", None),
+        ({"color": "blue", "brightness": 100}, "no tan brillante, en azul", None),
+        ({"color": "white"}, "pon la luz tan brillante como puedas", None),
         # An "off" colour with a brightness, for a request that says nothing of off.
         (
             {"color": "off", "brightness": 40},
@@ -311,7 +321,7 @@ def test_a_brightness_named_relative_to_the_strips_is_computed_from_it(
         # Kept, not named, two others, or another colour than the strip's: as written.
         ({"color": "purple"}, "keep it purple, not orange", None),
         ({"color": "purple"}, "purple instead of orange", None),
-        ({"color": "purple"}, "make it orange", None),
+        ({"color": "purple"}, "make it orange", {"color": "orange"}),  # the one name said
         ({"color": "purple"}, "purple is out, red or blue?", None),
         ({"color": "orange"}, "orange please, this purple hurts", None),
         ({"brightness": 20}, "dim the purple, orange later", None),
