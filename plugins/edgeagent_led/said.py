@@ -29,6 +29,7 @@ prompts).
 
 from __future__ import annotations
 
+import itertools
 import re
 from collections.abc import Callable
 from typing import Any
@@ -158,20 +159,12 @@ _COMMON = frozenset({"tan"})
 _KEEP = re.compile(r"\b(?:keep|stay|leave|same|not|don\W?t|instead\s+of|rather\s+than)\b")
 
 
-def _css_names(folded: str) -> list[str]:
-    """The CSS colour names in a folded request, two words as one where they are one
-    ("light blue" is lightblue, not light and blue)."""
-    words, names, i = re.findall(r"[a-z]+", folded), [], 0
-    while i < len(words):
-        pair = "".join(words[i : i + 2])
-        if i + 1 < len(words) and pair in _CSS_WORDS:
-            names.append(pair)
-            i += 2
-            continue
-        if words[i] in _CSS_WORDS:
-            names.append(words[i])
-        i += 1
-    return names
+def _css_names(folded: str) -> set[str]:
+    """The CSS colour names a folded request may say: each word that is one, and each
+    two words that are one together ("make the light pink" says pink, or lightpink)."""
+    words = re.findall(r"[a-z]+", folded)
+    pairs = ["".join(pair) for pair in itertools.pairwise(words)]
+    return {name for name in words + pairs if name in _CSS_WORDS and name not in _COMMON}
 
 
 def change_as_said(
@@ -218,14 +211,16 @@ def dimmed_as_said(arguments: dict[str, Any], request: str) -> dict[str, Any] | 
 def named_as_said(arguments: dict[str, Any], request: str) -> dict[str, Any] | None:
     """``arguments`` with the one CSS colour name the ``request`` says, where the model
     wrote another name ("a nice warm orangered" came as ``orange``; blind prompts); a
-    colour it wrote as ``#rrggbb`` or "off" stays; ``None``: as written."""
+    colour it wrote as ``#rrggbb`` or "off" stays, and so does one of the names a
+    request may say ("make the light pink": pink or lightpink); ``None``: as
+    written."""
     color = arguments.get("color")
     if not isinstance(color, str) or color.startswith("#") or color.lower() in OFF_COLORS:
         return None
     folded = fold(request)
     if foreign_colors(folded):
         return None  # a colour word of another language: color_as_said reads those
-    named = {to_hex(name) for name in _css_names(folded) if name not in _COMMON}
+    named = {to_hex(name) for name in _css_names(folded)}
     try:
         if len(named) != 1 or to_hex(color) in named:
             return None
