@@ -815,3 +815,16 @@ def test_a_look_elsewhere_after_a_second_look_acts_only_on_a_device_the_request_
     answer = run_turn(agent, "blue fan please, turn it on")[-1]
     assert isinstance(answer, FinalAnswer) and answer.text == REFUSAL
     assert rig.colors == [] and rig.turns == []
+
+
+def test_a_second_look_for_a_request_that_names_no_device_gets_no_look_elsewhere() -> None:
+    # "water the plants": refused, then the camera turned by a guess; a look among the
+    # other tools would cost a generation and could act on no device the request names.
+    rig = Rig()
+    model = Looks(
+        {"root ::= call": fence("servo", left=15), "not the servo": fence("led", color="blue")}
+    )
+    agent = agent_for(model, rig, elsewhere={"servo": "not the servo", "led": "not the strip"})
+    answer = run_turn(agent, "water the plants")[-1]
+    assert isinstance(answer, FinalAnswer) and answer.text == REFUSAL
+    assert [r.grammar for r in model.requests if not r.aside] == [None, "root ::= call"]
