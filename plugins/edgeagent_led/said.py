@@ -190,9 +190,13 @@ def change_as_said(
 
 
 _OFF_WORDS = re.compile(
-    r"\b(?:off|out|dark|black|kill|aus|ausschalten|eteins|eteindre|apaga|apagar|spegni|"
-    r"desliga|desligar|uit)\b"
+    r"\b(?:turn|switch|shut|power|lights?|lamps?|strip|leds?|it|them|all)\s+(?:\w+\s+)?off\b|"
+    r"^\W*off\b|\boff\W*$|"
+    r"\b(?:out|dark|black|kill|aus|ausschalten|eteins|eteindre|apaga|apagar|spegni|desliga|"
+    r"desligar|uit)\b"
 )
+"""Off said as a switch ("turn it off", "lights off", "switch off the lamp"), not as in
+"the glare off the anvil"."""
 
 
 def dimmed_as_said(arguments: dict[str, Any], request: str) -> dict[str, Any] | None:

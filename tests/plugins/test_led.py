@@ -253,7 +253,14 @@ def test_a_colour_word_of_another_language_is_its_css_colour(
             "turn the shop light down to 40, the glare is killing my eyes",
             {"brightness": 40},
         ),
+        (
+            {"color": "off", "brightness": 40},
+            "turn the shop light down to 40, the glare off the anvil is killing my eyes",
+            {"brightness": 40},
+        ),
         ({"color": "off", "brightness": 40}, "lights off, and keep 40 for later", None),
+        ({"color": "off", "brightness": 40}, "switch off the lamp, 40 next time", None),
+        ({"color": "off", "brightness": 40}, "40 then off", None),
         ({"color": "off"}, "turn it down", None),  # no brightness: the model's reading
         # Dutch, which the model writes as a colour of its own.
         ({"color": "red"}, "Zet de ledstrip op paars", {"color": "purple"}),
