@@ -273,6 +273,19 @@ def test_a_colour_the_request_names_in_another_language_is_read_again(
     assert reread(edgeagent_led, "led", arguments, request_) == read
 
 
+def reread_on_a_purple_strip(arguments: dict[str, Any], request_: str) -> Any:
+    """The ``led`` reread of ``arguments`` for ``request_``, the mock strip purple at
+    40 %."""
+    loaded = load_plugin(edgeagent_led, name="led", options={"backend": "mock"})
+    try:
+        loaded.call("led", color="purple", brightness=40)
+        hook = loaded.registry.get("led").reread
+        assert hook is not None
+        return hook(arguments, request_)
+    finally:
+        loaded.close()
+
+
 @pytest.mark.parametrize(
     ("arguments", "request_", "read"),
     [
@@ -303,18 +316,11 @@ def test_a_colour_the_request_names_in_another_language_is_read_again(
 def test_a_brightness_named_relative_to_the_strips_is_computed_from_it(
     arguments: dict[str, Any], request_: str, read: int | str | None
 ) -> None:
-    loaded = load_plugin(edgeagent_led, name="led", options={"backend": "mock"})
-    try:
-        loaded.call("led", color="purple", brightness=40)
-        hook = loaded.registry.get("led").reread
-        assert hook is not None
-        again = hook(arguments, request_)
-        if read == "kept":
-            assert again == {"color": "white"}  # the strip's 40 % stays
-        else:
-            assert (again and again["brightness"]) == read
-    finally:
-        loaded.close()
+    again = reread_on_a_purple_strip(arguments, request_)
+    if read == "kept":
+        assert again == {"color": "white"}  # the strip's 40 % stays
+    else:
+        assert (again and again["brightness"]) == read
 
 
 @pytest.mark.parametrize(
@@ -340,14 +346,7 @@ def test_a_brightness_named_relative_to_the_strips_is_computed_from_it(
 def test_a_change_to_the_strips_own_colour_is_the_other_colour_named(
     arguments: dict[str, Any], request_: str, read: dict[str, Any] | None
 ) -> None:
-    loaded = load_plugin(edgeagent_led, name="led", options={"backend": "mock"})
-    try:
-        loaded.call("led", color="purple", brightness=40)
-        hook = loaded.registry.get("led").reread
-        assert hook is not None
-        assert hook(arguments, request_) == read
-    finally:
-        loaded.close()
+    assert reread_on_a_purple_strip(arguments, request_) == read
 
 
 def test_bad_arguments_come_back_as_readable_errors(mock_led: Any) -> None:

@@ -290,6 +290,23 @@ def test_answer_is_the_expression_and_its_value(expression: str, answer: str) ->
     assert t.answer(calculate(expression)) == answer
 
 
+def assert_rewritten(
+    expression: str, request_: str, written: str | None, value: float | None
+) -> None:
+    """The math tool's reread of ``expression`` for ``request_`` writes ``written``
+    (``None``: leaves it), and that computes ``value``."""
+    loaded = load_plugin(edgeagent_math, name="math")
+    reread = loaded.registry.get("math").reread
+    assert reread is not None
+    fixed = reread({"expression": expression}, request_)
+    if written is None:
+        assert fixed is None
+    else:
+        assert fixed == {"expression": written}
+        assert loaded.call("math", **fixed).result["result"] == value
+    loaded.close()
+
+
 @pytest.mark.parametrize(
     ("expression", "request_", "written", "value"),
     [
@@ -322,16 +339,7 @@ def test_answer_is_the_expression_and_its_value(expression: str, answer: str) ->
 def test_a_temperature_conversion_or_percentage_the_request_names_is_written_by_the_tool(
     expression: str, request_: str, written: str | None, value: float | None
 ) -> None:
-    loaded = load_plugin(edgeagent_math, name="math")
-    reread = loaded.registry.get("math").reread
-    assert reread is not None
-    fixed = reread({"expression": expression}, request_)
-    if written is None:
-        assert fixed is None
-    else:
-        assert fixed == {"expression": written}
-        assert loaded.call("math", **fixed).result["result"] == value
-    loaded.close()
+    assert_rewritten(expression, request_, written, value)
 
 
 @pytest.mark.parametrize(
@@ -357,16 +365,7 @@ def test_a_temperature_conversion_or_percentage_the_request_names_is_written_by_
 def test_a_result_in_another_unit_than_its_numbers_is_scaled_to_the_one_asked(
     expression: str, request_: str, written: str | None, value: float | None
 ) -> None:
-    loaded = load_plugin(edgeagent_math, name="math")
-    reread = loaded.registry.get("math").reread
-    assert reread is not None
-    fixed = reread({"expression": expression}, request_)
-    if written is None:
-        assert fixed is None
-    else:
-        assert fixed == {"expression": written}
-        assert loaded.call("math", **fixed).result["result"] == value
-    loaded.close()
+    assert_rewritten(expression, request_, written, value)
 
 
 @pytest.mark.parametrize(
