@@ -17,31 +17,82 @@ OFF_COLORS = frozenset({"off", "none", "black", "dark", "#000", "#000000"})
 RGB = tuple[int, int, int]
 
 
-# Colour words in German, French, Spanish, Italian, Portuguese and Dutch, accents
-# dropped: the model passes some on as the user wrote them ("Pon las luces en morado"
-# -> "morado") and writes others as a colour of its own ("op paars" -> "red"). Not
-# Dutch "rode", which is English "rode".
+# Colour words in German, French, Spanish, Italian, Portuguese, Dutch, Swedish and Polish
+# (folded: accents dropped, case folded): the model passes some on as the user wrote them
+# ("Pon las luces en morado" -> "morado") and writes others as a colour of its own ("op
+# paars" -> "red", "en lavande" -> "white", "dunkelblau" -> "darkerblue"). Not Dutch
+# "rode" nor Swedish "röd", which fold to English words ("rode", "rod").
 OTHER_LANGUAGES = {
     "red": ("rot", "rote", "rouge", "rojo", "roja", "rosso", "rossa", "vermelho", "vermelha",
-            "rood"),
-    "blue": ("blau", "blaue", "bleu", "bleue", "azul", "blu", "blauw", "blauwe"),
-    "green": ("grun", "grune", "gruen", "vert", "verte", "verde", "groen", "groene"),
+            "rood", "roda", "czerwony", "czerwona", "czerwone"),
+    "blue": ("blau", "blaue", "bleu", "bleue", "azul", "blu", "blauw", "blauwe", "blå",
+             "niebieski", "niebieska", "niebieskie"),
+    "green": ("grün", "grüne", "gruen", "vert", "verte", "verde", "groen", "groene", "grön",
+              "gröna", "zielony", "zielona", "zielone"),
     "yellow": ("gelb", "gelbe", "jaune", "amarillo", "amarilla", "giallo", "gialla",
-               "amarelo", "amarela", "geel", "gele"),
-    "orange": ("naranja", "arancione", "laranja", "oranje"),
-    "purple": ("lila", "morado", "morada", "roxo", "roxa", "paars", "paarse"),
+               "amarelo", "amarela", "geel", "gele", "gul", "gula", "żółty", "żółta", "żółte"),
+    "orange": ("naranja", "arancione", "laranja", "oranje", "pomarańczowy", "pomarańczowa"),
+    "purple": ("lila", "morado", "morada", "roxo", "roxa", "paars", "paarse", "fioletowy",
+               "fioletowa", "fioletowe"),
     "violet": ("violett", "violeta", "viola"),
-    "pink": ("rosa", "rose", "roze"),
-    "white": ("weiss", "weisse", "blanc", "blanche", "blanco", "blanca", "bianco", "bianca",
-              "branco", "branca", "wit", "witte"),
-    "turquoise": ("turkis", "tuerkis", "turquesa", "turchese"),
-    "brown": ("braun", "marron", "marrone", "marrom", "bruin", "bruine"),
-    "gray": ("grau", "gris", "grigio", "cinza", "grijs", "grijze"),
-    "gold": ("golden", "dore", "dorado", "dorada", "oro", "dourado", "dourada", "goud",
-             "gouden"),
-    "skyblue": ("celeste", "azzurro", "hellblau", "bleu ciel"),
+    "pink": ("rosa", "rose", "roze", "różowy", "różowa", "różowe"),
+    "white": ("weiß", "weiße", "blanc", "blanche", "blanco", "blanca", "bianco", "bianca",
+              "branco", "branca", "wit", "witte", "vit", "vita", "biały", "biała", "białe"),
+    "turquoise": ("türkis", "tuerkis", "turquesa", "turchese", "turkos", "turkusowy"),
+    "brown": ("braun", "marron", "marrone", "marrom", "bruin", "bruine", "brun", "bruna",
+              "brązowy"),
+    "gray": ("grau", "gris", "grigio", "cinza", "grijs", "grijze", "grå", "szary"),
+    "gold": ("golden", "doré", "dorado", "dorada", "oro", "dourado", "dourada", "goud",
+             "gouden", "guld", "złoty"),
+    "skyblue": ("celeste", "azzurro", "bleu ciel"),
+    "lavender": ("lavendel", "lavande", "lavanda", "lawendowy"),
+    "navy": ("marineblau", "bleu marine", "azul marino", "blu marino", "blu navy",
+             "azul marinho", "marineblauw", "marinblå", "granatowy"),
+    "silver": ("silber", "argenté", "plateado", "argento", "prateado", "zilver", "silver",
+               "srebrny"),
+    "coral": ("koralle", "corail", "corallo", "koraal", "korall", "koralowy"),
+    "salmon": ("lachs", "saumon", "salmón", "salmone", "salmão", "zalm", "lax", "łososiowy"),
+    "crimson": ("karmesin", "karminrot", "cramoisi", "carmesí", "cremisi", "carmesim",
+                "karmozijn", "karmosin", "karmazynowy"),
+    "olive": ("oliv", "olivgrün", "vert olive", "verde oliva", "olijf", "olijfgroen",
+              "olivgrön", "oliwkowy"),
 }  # fmt: skip
-_CSS_NAME = {word: name for name, words in OTHER_LANGUAGES.items() for word in words}
+
+# "Dark" and "light" before or after a colour word, as one word or two: "dunkelblau",
+# "bleu foncé", "azul claro", "ljusgrön", the CSS "darkblue", "lightblue" where that is
+# a colour. A Swedish or Polish shade is left to the model (their colour words agree).
+SHADES_OF = {
+    # language: (dark, light, whether they follow the colour, its words by CSS name)
+    "de": (("dunkel",), ("hell",), False, {"blue": "blau", "green": "grün", "red": "rot"}),
+    "nl": (("donker",), ("licht",), False, {"blue": "blauw", "green": "groen", "red": "rood"}),
+    "fr": (("foncé", "foncée"), ("clair", "claire"), True,
+           {"blue": "bleu", "green": "vert", "red": "rouge"}),
+    "es": (("oscuro", "oscura"), ("claro", "clara"), True,
+           {"blue": "azul", "green": "verde", "red": "rojo"}),
+    "it": (("scuro", "scura"), ("chiaro", "chiara"), True,
+           {"blue": "blu", "green": "verde", "red": "rosso"}),
+    "pt": (("escuro", "escura"), ("claro", "clara"), True,
+           {"blue": "azul", "green": "verde", "red": "vermelho"}),
+}  # fmt: skip
+
+
+def _shaded() -> dict[str, str]:
+    """Every dark and light form of :data:`SHADES_OF` whose CSS name exists."""
+    found = {}
+    for darks, lights, after, words in SHADES_OF.values():
+        for prefix, modifiers in (("dark", darks), ("light", lights)):
+            for name, word in words.items():
+                if f"{prefix}{name}" not in webcolors.names("css3"):
+                    continue
+                for modifier in modifiers:
+                    found[f"{word} {modifier}" if after else f"{modifier}{word}"] = prefix + name
+    return found
+
+
+_CSS_NAME = {
+    **{fold(word): name for name, words in OTHER_LANGUAGES.items() for word in words},
+    **{fold(word): name for word, name in _shaded().items()},
+}
 _WORD = re.compile(r"\b(" + "|".join(sorted(_CSS_NAME, key=len, reverse=True)) + r")\b")
 """A colour word of another language, the longest first ("bleu ciel" before "bleu")."""
 

@@ -193,6 +193,9 @@ def test_range_brightness_and_off_only_change_what_is_given(mock_led: Any) -> No
         ("giallo", "yellow", "#ffff00"),
         ("rosa", "pink", "#ffc0cb"),
         ("bleu ciel", "skyblue", "#87ceeb"),
+        ("dunkelblau", "darkblue", "#00008b"),
+        ("lavande", "lavender", "#e6e6fa"),
+        ("żółty", "yellow", "#ffff00"),
     ],
 )
 def test_a_colour_word_of_another_language_is_its_css_colour(
@@ -264,6 +267,19 @@ def test_a_colour_word_of_another_language_is_its_css_colour(
         ({"color": "off"}, "turn it down", None),  # no brightness: the model's reading
         # Dutch, which the model writes as a colour of its own.
         ({"color": "red"}, "Zet de ledstrip op paars", {"color": "purple"}),
+        # A shade and colours beyond the basic ones, in five languages (blind prompts).
+        (
+            {"color": "darkerblue"},
+            "mach das Aquarienlicht bitte dunkelblau",
+            {"color": "darkblue"},
+        ),
+        ({"color": "white"}, "Mets la lampe en lavande, s'il te plaît.", {"color": "lavender"}),
+        ({"color": "blue"}, "pon la tira LED en azul marino al 30%", {"color": "navy"}),
+        ({"color": "blue"}, "Mets la bande en bleu foncé", {"color": "darkblue"}),
+        ({"color": "green"}, "la luce verde chiaro", {"color": "lightgreen"}),
+        ({"color": "red"}, "Sätt lampan på blå", {"color": "blue"}),
+        ({"color": "red"}, "Ustaw lampę na zielony", {"color": "green"}),
+        ({"color": "blue"}, "bleu ou vert foncé ?", None),  # two named: the model's reading
         ({"color": "red"}, "I rode home, now make it red", None),
     ],
 )
