@@ -105,6 +105,43 @@ def position_as_said(arguments: dict[str, Any], request: str) -> dict[str, Any] 
     return {turns[name]: value} if name in turns and onward else None
 
 
+# "N (degrees) left of center", a position: "it's at 60 degrees left of centre", "60
+# Grad links von der Mitte", "a 60 grados a la izquierda del centro".
+_FROM_CENTER = (
+    r"(?<![\w.,-])(\d+(?:[.,]\d+)?)\W+(?:\w+\W+){0,3}?(%s)\W+(?:\w+\W+){0,1}?"
+    r"(?:of|from|von|vom|du|de|del|dal|do|da)\W+(?:\w+\W+){0,1}?"
+    r"(?:center|centre|middle|mitte|centro|milieu|meio)\b"
+)
+
+
+def from_center_as_said(arguments: dict[str, Any], request: str) -> dict[str, Any] | None:
+    """The position N on a side of center where the request says "N left of center"
+    once and no sign, and the model wrote a turn or another position ("point the camera
+    at the gate, it's at 60 degrees left of centre" came as ``left: 60``, a turn, on a
+    blind prompt); ``None``: as the model wrote them."""
+    folded = fold(request)
+    if _NEGATIVE.search(folded):
+        return None
+    said = [
+        (side, float(m.group(1).replace(",", ".")))
+        for side in _SIDES
+        for m in re.finditer(_FROM_CENTER % "|".join(DIRECTIONS[side]), folded)
+    ]
+    if len(said) != 1:
+        return None
+    ((side, value),) = said
+    wanted = {_SIDES[side]: value}
+    meant = {k: v for k, v in arguments.items() if v not in (None, False)}
+    angle = -value if side == "left" else value
+    if meant == wanted or meant == {"angle": angle}:
+        return None
+    if any(
+        isinstance(v, int | float) and not isinstance(v, bool) and v < 0 for v in meant.values()
+    ):
+        return None  # a negative turn, which the servo reads as a position already
+    return wanted
+
+
 def size_as_said(arguments: dict[str, Any], request: str) -> dict[str, Any] | None:
     """A turn (``left``, ``right`` or ``by``) of the size the request names, where it
     names one number and no center or sign and the model wrote another size; ``None``:
@@ -156,14 +193,16 @@ _OTHER = {"left": "right", "right": "left"}
 def as_said(*, lowest: float, highest: float) -> Reread:
     """The servo's reread for a servo whose ends are ``lowest`` and ``highest``: a
     signed turn (:func:`turn_as_said`), an end (:func:`end_as_said`), the center or
-    back (:func:`placed_as_said`), a position or a turn's size, part of the way back,
+    back (:func:`placed_as_said`), a position from center (:func:`from_center_as_said`),
+    a position or a turn's size, part of the way back,
     then an overshoot undone (:func:`overshoot_as_said`)."""
 
     def reread(arguments: dict[str, Any], request: str) -> dict[str, Any] | None:
         turned = turn_as_said(arguments, request)
         ended = end_as_said(turned or arguments, request, lowest=lowest, highest=highest)
         placed = placed_as_said(ended or turned or arguments, request) or ended or turned
-        sided = position_as_said(placed or arguments, request) or placed
+        centered = from_center_as_said(placed or arguments, request) or placed
+        sided = position_as_said(centered or arguments, request) or centered
         sized = size_as_said(sided or arguments, request) or sided
         parted = part_back_as_said(sized or arguments, request) or sized
         return overshoot_as_said(parted or arguments, request) or parted

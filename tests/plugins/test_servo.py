@@ -425,6 +425,18 @@ def test_plugin_registers_tools_and_closes_the_backend() -> None:
         ({"right": 10}, "girala 10, esta demasiado a la izquierda", None),  # away already
         ({"right": 10}, "too far left, no, too far right, 10", None),  # both sides
         ({"right": 10}, "move it 10 to the right, too far is fine", None),  # no side too far
+        # A position from center, where the model wrote a turn (blind prompts).
+        (
+            {"left": 60},
+            "point the camera at the gate, it's at 60 degrees left of centre",
+            {"left_of_center": 60.0},
+        ),
+        ({"right": 20}, "20 Grad rechts von der Mitte bitte", {"right_of_center": 20.0}),
+        ({"angle": 30}, "a 30 grados a la izquierda del centro", {"left_of_center": 30.0}),
+        ({"angle": -30}, "a 30 grados a la izquierda del centro", None),  # that position
+        ({"left_of_center": 60}, "60 degrees left of center", None),  # already that
+        ({"angle": -60}, "to -60, that's left of center", None),  # a sign: the model's
+        ({"left": 20}, "20 more to the left, it's left of centre now", None),  # not "N left of"
     ],
 )
 def test_a_turn_or_an_end_the_request_names_is_read_again(
