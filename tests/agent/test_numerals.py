@@ -46,6 +46,42 @@ def test_spelled_out_numbers_are_read_as_digits(said: str, read: str) -> None:
     assert as_digits(said) == read
 
 
+@pytest.mark.parametrize(
+    ("said", "read"),
+    [
+        # Measured: sjuttio (70) set 75%, and 17 x 23 was answered "27", unworked.
+        ("Sätt LED-listen på sjuttio procent, tack", "Sätt LED-listen på 70%, tack"),
+        ("Vad blir sjutton gånger tjugotre?", "Vad blir 17 * 23?"),
+        # Compounds are one word; groups of words are one number.
+        ("vrid tjugotre grader", "vrid 23 grader"),
+        ("Sjuttiofem grader", "75 grader"),
+        ("tvåhundrafemtio ms", "250 ms"),
+        ("etthundratjugo sekunder", "120 sekunder"),
+        ("tretusen steg", "3000 steg"),
+        ("tvåtusentrehundra", "2300"),
+        ("ettusenett natt", "1001 natt"),
+        ("två hundra meter", "200 meter"),
+        ("tusen två hundra", "1200"),
+        ("elva grader", "11 grader"),
+        ("70 procent", "70%"),
+        ("fem procent", "5%"),
+        ("tio procent", "10%"),
+        ("hundra delat med fyra", "100 / 4"),
+        ("tio gånger tre delat med 2", "10 * 3 / 2"),
+        # Under 10, not wholly number parts, "tio" (uncle) and thanks stay words.
+        ("sex lampor", "sex lampor"),
+        ("tre gånger om dagen", "tre gånger om dagen"),
+        ("på femtiotalet, till tjugondag Knut", "på femtiotalet, till tjugondag Knut"),
+        ("tiotal lampor", "tiotal lampor"),
+        ("Tusen tack!", "Tusen tack!"),
+        ("meu tio tem sex en tre", "meu tio tem sex en tre"),
+        ("Il mio tío", "Il mio tío"),
+    ],
+)
+def test_swedish_numbers_are_read_as_digits(said: str, read: str) -> None:
+    assert as_digits(said) == read
+
+
 def test_the_model_reads_the_prompt_s_numbers_as_digits() -> None:
     agent, _, lamp = make_agent(
         [
