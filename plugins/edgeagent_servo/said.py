@@ -87,17 +87,23 @@ def position_as_said(arguments: dict[str, Any], request: str) -> dict[str, Any] 
     """A turn as the position N on its side of center where the request says "to N"
     (or "at N", "position N") once, without "more" or "further"; a position from
     center as the turn where the request says "more" or "further" of it; ``None``: as
-    the model wrote them."""
+    the model wrote them. A position from center with a sign, which the servo refuses,
+    is that turn too ("bit more to the left, like another 15" came as
+    ``left_of_center: -15``, blind prompts)."""
     meant = {k: v for k, v in arguments.items() if v not in (None, False, 0)}
     if len(meant) != 1:
         return None
     ((name, value),) = meant.items()
-    if isinstance(value, bool) or not isinstance(value, int | float) or value < 0:
+    if isinstance(value, bool) or not isinstance(value, int | float):
         return None
     folded = fold(request)
     if _CENTER.search(folded) or _NEGATIVE.search(folded):
         return None
     onward = bool(_ON.search(folded))
+    if value < 0:
+        if name not in _SIDES.values() or not onward:
+            return None
+        value = -value
     if name in _SIDES and not onward:
         said = [float(m.group(1).replace(",", ".")) for m in _TO_NUMBER.finditer(folded)]
         return {_SIDES[name]: said[0]} if len(said) == 1 else None

@@ -410,6 +410,8 @@ def test_plugin_registers_tools_and_closes_the_backend() -> None:
         ({"right": 30}, "now 30 more to the right, to 40 degrees", None),
         ({"right_of_center": 25}, "ok shift the camera 25 degrees further right", {"right": 25}),
         ({"left_of_center": 15}, "another 15 to the left", {"left": 15}),
+        ({"left_of_center": -15}, "bit more to the left, like another 15", {"left": 15}),
+        ({"left_of_center": -15}, "15 to the left of where it is", None),  # not onward
         ({"right_of_center": 15}, "set the cam to 15 degrees right of center", None),
         # A turn's size is the one number the request names.
         ({"left": 30}, "a little more, another 10 the same way", {"left": 10.0}),
