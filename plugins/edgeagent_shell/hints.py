@@ -83,12 +83,6 @@ def mend_paths(
         # Mended again for the file itself; "-n" now stops this branch.
         mended, more = mend_paths([command, "-n", n, *args], roots=roots, cwd=cwd)
         return mended, [f"{n} read as the number of lines", *more]
-    if grep and pattern is not None and len(operands) == 1 and (cwd / args[pattern]).exists():
-        # ["todo.md", "milk"] or ["logs", "ok"]: the file or folder came first.
-        i = operands[0]
-        args[pattern], args[i] = args[i], args[pattern]
-        notes.append(f"searched {args[i]} for {args[pattern]!r}")
-        return [command, *args], notes
     names: dict[str, list[str]] = {}
     stems: dict[str, list[str]] = {}
     types: dict[str, list[str]] = {}
@@ -99,6 +93,22 @@ def mend_paths(
         stems.setdefault(_loose(stem), []).append(path)
         if suffix:
             types.setdefault(suffix[1:], []).append(path)
+
+    def a_file(word: str) -> bool:
+        """Whether ``word`` is a path here, or names one file loosely ("todo")."""
+        loose = _loose(os.path.splitext(os.path.basename(word))[0])
+        return (cwd / word).exists() or len(stems.get(loose, [])) == 1
+
+    if grep and pattern is not None and len(operands) == 1:
+        i = operands[0]
+        if a_file(args[pattern]) and not a_file(args[i]):
+            # ["todo.md", "milk"] or ["logs", "ok"]: the file or folder came first;
+            # ["todo", "milk"] for "does my todo file mention milk?" (blind prompts).
+            args[pattern], args[i] = args[i], args[pattern]
+            notes.append(f"searched {args[i]} for {args[pattern]!r}")
+            if (cwd / args[i]).exists():
+                return [command, *args], notes
+            missing = [i]
     for i in missing:
         name = os.path.basename(args[i].rstrip("/")).lower()
         stem, suffix = os.path.splitext(name)

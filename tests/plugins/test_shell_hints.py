@@ -146,6 +146,22 @@ def test_grep_with_the_folder_before_the_pattern_searches_the_folder(shell: Tool
     assert result["mended"] == "searched logs for 'servo'"
 
 
+def test_grep_with_a_file_named_loosely_before_the_pattern_searches_that_file(
+    shell: Tool,
+) -> None:
+    result = shell.func(command="grep -rnI todo milk")  # "does my todo file mention milk?"
+    assert result["output"] == "1:- milk\n"
+    assert result["mended"] == "searched todo for 'milk'; todo is todo.md"
+
+
+def test_grep_for_a_word_that_names_a_file_in_a_missing_file_is_not_swapped(
+    shell: Tool,
+) -> None:
+    # Both could be files: "notes" names notes.txt, and "todo" todo.md; as written.
+    result = shell.func(command="grep -rnI notes todo")
+    assert result["mended"] == "todo is todo.md"
+
+
 @pytest.mark.parametrize("command", ["head todo.md 1", "head 1 todo.md"])
 def test_a_number_given_to_head_as_a_file_is_the_line_count(shell: Tool, command: str) -> None:
     result = shell.func(command=command)  # {"file": "todo.md", "lines": 1}
