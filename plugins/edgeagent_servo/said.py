@@ -126,8 +126,10 @@ def from_center_as_said(arguments: dict[str, Any], request: str) -> dict[str, An
     at the gate, it's at 60 degrees left of centre" came as ``left: 60``, a turn, on a
     blind prompt); ``None``: as the model wrote them."""
     folded = fold(request)
-    if _NEGATIVE.search(folded):
-        return None
+    if _NEGATIVE.search(folded) or (
+        _ON.search(folded) and {"left", "right", "by"} & set(arguments)
+    ):
+        return None  # a sign, or a turn onward from a position the request also says
     said = [
         (side, float(m.group(1).replace(",", ".")))
         for side in _SIDES

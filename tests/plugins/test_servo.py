@@ -439,6 +439,7 @@ def test_plugin_registers_tools_and_closes_the_backend() -> None:
         ({"left_of_center": 60}, "60 degrees left of center", None),  # already that
         ({"angle": -60}, "to -60, that's left of center", None),  # a sign: the model's
         ({"left": 20}, "20 more to the left, it's left of centre now", None),  # not "N left of"
+        ({"left": 10}, "10 more to the left, it's 30 left of centre now", None),  # onward
     ],
 )
 def test_a_turn_or_an_end_the_request_names_is_read_again(
