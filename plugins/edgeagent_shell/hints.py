@@ -99,9 +99,14 @@ def mend_paths(
         loose = _loose(os.path.splitext(os.path.basename(word))[0])
         return (cwd / word).exists() or len(stems.get(loose, [])) == 1
 
+    def a_word(word: str) -> bool:
+        """Whether ``word`` reads as a search word, not a file name: "milk", not the
+        made-up "file.txt" of "which file mentions notes?"."""
+        return not a_file(word) and "." not in word and "/" not in word
+
     if grep and pattern is not None and len(operands) == 1:
         i = operands[0]
-        if a_file(args[pattern]) and not a_file(args[i]):
+        if (cwd / args[pattern]).exists() or (a_file(args[pattern]) and a_word(args[i])):
             # ["todo.md", "milk"] or ["logs", "ok"]: the file or folder came first;
             # ["todo", "milk"] for "does my todo file mention milk?" (blind prompts).
             args[pattern], args[i] = args[i], args[pattern]

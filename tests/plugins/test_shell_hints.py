@@ -154,6 +154,13 @@ def test_grep_with_a_file_named_loosely_before_the_pattern_searches_that_file(
     assert result["mended"] == "searched todo for 'milk'; todo is todo.md"
 
 
+def test_grep_for_a_word_that_names_a_file_in_a_made_up_file_searches_every_file(
+    shell: Tool,
+) -> None:
+    result = shell.func(command="grep -rnI notes file.txt")  # "which file mentions notes?"
+    assert result["mended"] == "no file.txt here; searched every file"
+
+
 def test_grep_for_a_word_that_names_a_file_in_a_missing_file_is_not_swapped(
     shell: Tool,
 ) -> None:
