@@ -134,24 +134,22 @@ def test_a_file_reader_given_no_file_fails_naming_the_files(shell: Tool, command
     assert "Call it again with the file" in message
 
 
-def test_grep_with_pattern_and_file_swapped_searches_the_file(shell: Tool) -> None:
-    result = shell.func(command="grep -rnI todo.md milk")
-    assert result["output"] == "1:- milk\n"
-    assert result["mended"] == "searched todo.md for 'milk'"
-
-
-def test_grep_with_the_folder_before_the_pattern_searches_the_folder(shell: Tool) -> None:
-    result = shell.func(command="grep -rnI logs servo")  # "grep for servo in the logs folder"
-    assert result["output"] == "logs/app.log:2:servo ok\n"
-    assert result["mended"] == "searched logs for 'servo'"
-
-
-def test_grep_with_a_file_named_loosely_before_the_pattern_searches_that_file(
-    shell: Tool,
+@pytest.mark.parametrize(
+    ("command", "output", "mended"),
+    [
+        ("grep -rnI todo.md milk", "1:- milk\n", "searched todo.md for 'milk'"),
+        # "grep for servo in the logs folder"
+        ("grep -rnI logs servo", "logs/app.log:2:servo ok\n", "searched logs for 'servo'"),
+        # "does my todo file mention milk?": a file named loosely
+        ("grep -rnI todo milk", "1:- milk\n", "searched todo for 'milk'; todo is todo.md"),
+    ],
+)
+def test_grep_with_the_file_or_folder_before_the_pattern_searches_it(
+    shell: Tool, command: str, output: str, mended: str
 ) -> None:
-    result = shell.func(command="grep -rnI todo milk")  # "does my todo file mention milk?"
-    assert result["output"] == "1:- milk\n"
-    assert result["mended"] == "searched todo for 'milk'; todo is todo.md"
+    result = shell.func(command=command)
+    assert result["output"] == output
+    assert result["mended"] == mended
 
 
 def test_grep_for_a_word_that_names_a_file_in_a_made_up_file_searches_every_file(
