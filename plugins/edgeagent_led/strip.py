@@ -79,10 +79,11 @@ SHADES_OF = {
 def _shaded() -> dict[str, str]:
     """Every dark and light form of :data:`SHADES_OF` whose CSS name exists."""
     found = {}
+    css = set(webcolors.names("css3"))
     for darks, lights, after, words in SHADES_OF.values():
         for prefix, modifiers in (("dark", darks), ("light", lights)):
             for name, word in words.items():
-                if f"{prefix}{name}" not in webcolors.names("css3"):
+                if f"{prefix}{name}" not in css:
                     continue
                 for modifier in modifiers:
                     found[f"{word} {modifier}" if after else f"{modifier}{word}"] = prefix + name

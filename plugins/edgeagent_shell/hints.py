@@ -83,6 +83,12 @@ def mend_paths(
         # Mended again for the file itself; "-n" now stops this branch.
         mended, more = mend_paths([command, "-n", n, *args], roots=roots, cwd=cwd)
         return mended, [f"{n} read as the number of lines", *more]
+    if grep and pattern is not None and len(operands) == 1 and (cwd / args[pattern]).exists():
+        # ["todo.md", "milk"] or ["logs", "ok"]: the file or folder came first.
+        i = operands[0]
+        args[pattern], args[i] = args[i], args[pattern]
+        notes.append(f"searched {args[i]} for {args[pattern]!r}")
+        return [command, *args], notes
     names: dict[str, list[str]] = {}
     stems: dict[str, list[str]] = {}
     types: dict[str, list[str]] = {}
@@ -106,13 +112,11 @@ def mend_paths(
 
     if grep and pattern is not None and len(operands) == 1:
         i = operands[0]
-        if (cwd / args[pattern]).exists() or (a_file(args[pattern]) and a_word(args[i])):
-            # ["todo.md", "milk"] or ["logs", "ok"]: the file or folder came first;
-            # ["todo", "milk"] for "does my todo file mention milk?" (blind prompts).
+        if a_file(args[pattern]) and a_word(args[i]):
+            # ["todo", "milk"] for "does my todo file mention milk?" (blind prompts): a
+            # file named loosely came first; it is mended below like any other.
             args[pattern], args[i] = args[i], args[pattern]
             notes.append(f"searched {args[i]} for {args[pattern]!r}")
-            if (cwd / args[i]).exists():
-                return [command, *args], notes
             missing = [i]
     for i in missing:
         name = os.path.basename(args[i].rstrip("/")).lower()
