@@ -1,12 +1,14 @@
-"""The day a request names, in English, German, French, Spanish, Italian or Portuguese.
+"""The day a request names, in English, German, French, Spanish, Italian, Portuguese,
+Dutch, Swedish, Danish, Norwegian or Polish.
 
 Asked "Che tempo farà a Verona martedì?", the model calls ``weather`` with ``day:
 "tomorrow"``: it translates day words on its own, and wrongly ("domenica", "dopodomani",
 "pasado mañana" all arrived as tomorrow, in four prompt sets written by different
-people). English it mostly copies, but not always: "I'm going to Paris on Thursday.
-What's the weather looking like?" came as ``day: "today"``. So the tool reads the
-request's own words again (:func:`said_day`) and, where they name one day that the
-call's does not, asks for that day (:attr:`~edgeagent.tools.tool.Tool.reread`).
+people; so did Dutch "overmorgen", in a prompt set written blind to this list). English
+it mostly copies, but not always: "I'm going to Paris on Thursday. What's the weather
+looking like?" came as ``day: "today"``. So the tool reads the request's own words again
+(:func:`said_day`) and, where they name one day that the call's does not, asks for that
+day (:attr:`~edgeagent.tools.tool.Tool.reread`).
 """
 
 from __future__ import annotations
@@ -25,6 +27,17 @@ _WEEKDAY_WORDS = (
     ("samstag", "sonnabend", "samedi", "sabado", "sabato"),
     ("sonntag", "dimanche", "domingo", "domenica"),
 )
+# Dutch, Swedish, Danish and Norwegian, Polish (folded: "lördag" -> "lordag", while "ø"
+# and "ł" stay; Polish also after "w": "w sobotę", and as typed without "ł")
+_MORE_WEEKDAY_WORDS = (
+    ("maandag", "mandag", "poniedziałek", "poniedzialek"),
+    ("dinsdag", "tisdag", "tirsdag", "wtorek"),
+    ("woensdag", "onsdag", "sroda", "srode"),
+    ("donderdag", "torsdag", "czwartek"),
+    ("vrijdag", "fredag", "piatek"),
+    ("zaterdag", "lordag", "lørdag", "sobota", "sobote"),
+    ("zondag", "sondag", "søndag", "niedziela", "niedziele"),
+)
 WORDS: dict[str, str] = {
     # English
     "today": "today", "tonight": "today", "tomorrow": "tomorrow",
@@ -32,18 +45,26 @@ WORDS: dict[str, str] = {
     # today (and phrases that hold a word for tomorrow but mean this morning)
     "heute": "today", "heute morgen": "today", "aujourd hui": "today", "hoy": "today",
     "esta manana": "today", "oggi": "today", "stamattina": "today", "hoje": "today",
+    "vandaag": "today", "vanmorgen": "today", "vanochtend": "today", "vanavond": "today",
+    "idag": "today", "i dag": "today", "i morse": "today", "imorse": "today",
+    "i morges": "today", "dzis": "today", "dzisiaj": "today",
     # tomorrow
     "morgen": "tomorrow", "demain": "tomorrow", "manana": "tomorrow", "domani": "tomorrow",
-    "amanha": "tomorrow",
+    "amanha": "tomorrow", "morgenochtend": "tomorrow", "morgenmiddag": "tomorrow",
+    "morgenavond": "tomorrow",
+    "imorgon": "tomorrow", "i morgon": "tomorrow", "i morgen": "tomorrow", "jutro": "tomorrow",
     # the day after tomorrow
     "ubermorgen": "day after tomorrow", "apres demain": "day after tomorrow",
     "pasado manana": "day after tomorrow", "dopodomani": "day after tomorrow",
-    "depois de amanha": "day after tomorrow",
+    "depois de amanha": "day after tomorrow", "overmorgen": "day after tomorrow",
+    "i overmorgen": "day after tomorrow", "overmorgon": "day after tomorrow",
+    "i overmorgon": "day after tomorrow", "pojutrze": "day after tomorrow",
     # not a day: a greeting, the time of day
-    "guten morgen": "", "por la manana": "", "de manana": "",
+    "guten morgen": "", "por la manana": "", "de manana": "", "goedemorgen": "",
+    "goede morgen": "", "god morgen": "", "god morgon": "",
 }  # fmt: skip
-for _english, _words in zip(WEEKDAYS, _WEEKDAY_WORDS, strict=True):
-    WORDS.update(dict.fromkeys((_english, *_words), _english))
+for _english, _words, _more in zip(WEEKDAYS, _WEEKDAY_WORDS, _MORE_WEEKDAY_WORDS, strict=True):
+    WORDS.update(dict.fromkeys((_english, *_words, *_more), _english))
 _PATTERN = re.compile(
     r"\b(" + "|".join(sorted(map(re.escape, WORDS), key=len, reverse=True)) + r")\b"
 )
@@ -55,11 +76,35 @@ _COUNTS = {
     "due": 2, "tre": 3, "quattro": 4, "cinque": 5, "sei": 6,
     "dois": 2, "quatro": 4,
 }  # fmt: skip
-# "in three days", "in 3 Tagen", "dans 3 jours", "en tres dias", "tra 3 giorni",
-# "fra tre giorni", "em 3 dias", "daqui a 3 dias"
-_IN_DAYS = re.compile(
-    r"\b(?:in|dans|en|tra|fra|em|daqui\s+a)\s+(\d|" + "|".join(_COUNTS) + r")\s+"
-    r"(?:days?|tagen|jours?|dias?|giorni|giorno)\b"
+# The count words of Dutch, Swedish, Danish and Norwegian, and Polish count only in their
+# own language's phrase: "to" is Danish 2, "sex" Swedish 6, "fire" Danish 4.
+_DUTCH_COUNTS = {"een": 1, "twee": 2, "drie": 3, "vier": 4, "vijf": 5, "zes": 6}
+_NORDIC_COUNTS = {
+    "en": 1, "ett": 1, "tva": 2, "tre": 3, "fyra": 4, "fem": 5, "sex": 6,  # Swedish
+    "to": 2, "fire": 4, "seks": 6,  # Danish and Norwegian
+}  # fmt: skip
+_POLISH_COUNTS = {"jeden": 1, "dwa": 2, "trzy": 3, "cztery": 4, "piec": 5, "szesc": 6}
+
+
+def _in_days(before: str, counts: dict[str, int], after: str) -> re.Pattern[str]:
+    return re.compile(rf"\b(?:{before})\s+(\d|{'|'.join(counts)})\s+(?:{after})\b")
+
+
+# (pattern, its count words): "in three days", "in 3 Tagen", "dans 3 jours", "en tres
+# dias", "tra 3 giorni", "fra tre giorni", "em 3 dias", "daqui a 3 dias"; "over drie
+# dagen"; "om tre dagar", "om to dage", "om 3 dager"; "za trzy dni"
+_IN_DAYS = (
+    (
+        _in_days(
+            r"in|dans|en|tra|fra|em|daqui\s+a",
+            _COUNTS,
+            r"days?|tagen|jours?|dias?|giorni|giorno",
+        ),
+        _COUNTS,
+    ),
+    (_in_days("over", _DUTCH_COUNTS, "dagen|dag"), _DUTCH_COUNTS),
+    (_in_days("om", _NORDIC_COUNTS, "dagar|dage|dager|dag|døgn"), _NORDIC_COUNTS),
+    (_in_days("za", _POLISH_COUNTS, "dni|dzien"), _POLISH_COUNTS),
 )
 
 
@@ -71,7 +116,8 @@ def said_day(request: str, *, place: str = "") -> str | None:
     if plain(place):
         text = re.sub(r"\b" + re.escape(plain(place)) + r"\b", " ", text)
     found = {WORDS[m] for m in _PATTERN.findall(text)} - {""}
-    for count in _IN_DAYS.findall(text):
-        days = int(count) if count.isdigit() else _COUNTS[count]
-        found.add({1: "tomorrow", 2: "day after tomorrow"}.get(days, f"in {days} days"))
+    for pattern, counts in _IN_DAYS:
+        for count in pattern.findall(text):
+            days = int(count) if count.isdigit() else counts[count]
+            found.add({1: "tomorrow", 2: "day after tomorrow"}.get(days, f"in {days} days"))
     return found.pop() if len(found) == 1 else None

@@ -1,6 +1,6 @@
 """A day named in the request, read from the request itself: the model translates other
-languages' day words wrongly ("martedì" arrived as tomorrow) and now and then drops an
-English one ("on Thursday" arrived as today)."""
+languages' day words wrongly ("martedì" and Dutch "overmorgen" arrived as tomorrow) and now
+and then drops an English one ("on Thursday" arrived as today)."""
 
 from __future__ import annotations
 
@@ -46,9 +46,62 @@ from edgeagent.plugin import Tool
         ("che tempo fa a Roma tra due giorni?", "day after tomorrow"),
         ("in one day, Perth", "tomorrow"),
         ("in a few days in Leeds?", None),
+        ("over 3 days in Leeds", None),  # "over" + a count is Dutch only with "dagen"
     ],
 )
 def test_said_day(request_: str, day: str | None) -> None:
+    assert said_day(request_) == day
+
+
+@pytest.mark.parametrize(
+    ("request_", "day"),
+    [
+        # Dutch
+        ("Wat voor weer wordt het overmorgen in Rotterdam?", "day after tomorrow"),
+        ("Regent het vandaag in Utrecht?", "today"),
+        ("Hoe warm wordt het morgen in Gent?", "tomorrow"),
+        ("Regent het morgenochtend in Delft?", "tomorrow"),
+        ("Wordt het zonnig op zaterdag in Den Haag?", "saturday"),
+        ("Hoe is het weer over drie dagen in Leiden?", "in 3 days"),
+        ("En over 2 dagen?", "day after tomorrow"),
+        ("Goedemorgen, hoe is het weer in Utrecht?", None),  # a greeting
+        # Swedish
+        ("Hur blir vädret i övermorgon i Göteborg?", "day after tomorrow"),
+        ("Blir det regn idag i Malmö?", "today"),
+        ("Hur blir vädret i dag i Uppsala?", "today"),
+        ("Snöar det imorgon i Kiruna?", "tomorrow"),
+        ("Blir det sol i morgon i Lund?", "tomorrow"),
+        ("Regnade det i morse i Umeå?", "today"),  # this morning, not tomorrow
+        ("Hur blir vädret på lördag i Visby?", "saturday"),
+        ("Vad blir vädret om tre dagar i Luleå?", "in 3 days"),
+        ("och om sex dagar?", "in 6 days"),
+        # Danish and Norwegian
+        ("Hvordan bliver vejret i overmorgen i Aarhus?", "day after tomorrow"),
+        ("Regner det i dag i Odense?", "today"),
+        ("Blir det sol i morgen i Bergen?", "tomorrow"),
+        ("Hvordan blir været på søndag i Tromsø?", "sunday"),
+        ("Hvordan bliver vejret tirsdag i Aalborg?", "tuesday"),
+        ("Hvordan bliver vejret om to dage i Esbjerg?", "day after tomorrow"),
+        ("Hvordan blir været om 3 dager i Oslo?", "in 3 days"),
+        ("og om fire dage?", "in 4 days"),
+        ("God morgen! Hvordan er vejret i Roskilde?", None),  # a greeting
+        # Polish
+        ("Jaka będzie pogoda pojutrze w Krakowie?", "day after tomorrow"),
+        ("Czy dziś pada w Gdańsku?", "today"),
+        ("Jaka jest pogoda dzisiaj w Łodzi?", "today"),
+        ("Czy jutro będzie padać w Poznaniu?", "tomorrow"),
+        ("Jaka będzie pogoda w sobotę we Wrocławiu?", "saturday"),
+        ("A w środę?", "wednesday"),
+        ("Pogoda na poniedziałek w Lublinie", "monday"),
+        ("Jaka będzie pogoda za trzy dni w Warszawie?", "in 3 days"),
+        ("a za pięć dni?", "in 5 days"),
+        # Their count words count only in their own phrase.
+        ("in sex days in Leeds?", None),
+        ("what to wear in Oslo in five days", "in 5 days"),
+        ("time to fire up the grill, in 4 days in Perth", "in 4 days"),
+    ],
+)
+def test_said_day_in_dutch_swedish_danish_norwegian_polish(request_: str, day: str | None) -> None:
     assert said_day(request_) == day
 
 
