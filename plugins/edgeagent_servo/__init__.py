@@ -26,8 +26,13 @@ def register_tools(register: Register, context: PluginContext) -> None:
         backend=servo, min_angle=options.min_angle, max_angle=options.max_angle
     )
     # "15 degrees back to the right" arrives as right: -15, "all the way left" as
-    # left_of_center: -10 (edgeagent_servo.said).
-    reread = as_said(lowest=options.min_angle, highest=options.max_angle)
+    # left_of_center: -10, "halfway back to the centre" as center: true, read again
+    # against the servo's angle now (edgeagent_servo.said).
+    reread = as_said(
+        lowest=options.min_angle,
+        highest=options.max_angle,
+        current=lambda: controller.servo_state()["angle"],
+    )
     register(replace(make_tool(controller.servo, plugin="servo"), reread=reread))
     register(controller.servo_state)
     context.on_close(controller.close)

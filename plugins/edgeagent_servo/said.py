@@ -31,14 +31,28 @@ earlier move: a turn's size is the one number the request names.
 Told of an overshoot ("the camera is 10 degrees too far right, fix it", "zu weit nach
 links"), it turned further that way (``right: 10``): a turn toward the side the request
 says is too far goes the other way (blind prompts).
+
+Asked for a quarter turn ("give the camera a quarter turn to the right", servo at -45),
+it wrote a size of its own (``right: 25``): a turn the request names as a quarter turn
+("eine Vierteldrehung", "quart de tour", "cuarto de vuelta"), with no number and one
+side, is 90 degrees that way (blind prompts). A half turn, 180 degrees, is more than the
+servo's range: the tool refuses or clamps it as the model wrote it.
+
+Asked to go halfway back to the center ("pan the camera halfway back toward the
+centre", servo at -60), it wrote ``{"back": true, "center": true}``, which ran as the
+center: a request that says halfway to the center ("half the way", "auf halbem Weg zur
+Mitte", "a mi-chemin du centre"), with no number or side, means the angle halved
+(``angle: -30``), read from the servo where it is (blind prompts).
 """
 
 from __future__ import annotations
 
 import re
+from collections.abc import Callable
 from typing import Any
 
-from edgeagent.plugin import Reread, fold
+from edgeagent.plugin import Reread, ToolArgumentError, fold
+from edgeagent_servo.controller import aim
 
 DIRECTIONS = {
     "left": ("left", "links", "gauche", "izquierda", "sinistra", "esquerda"),
@@ -198,12 +212,14 @@ def overshoot_as_said(arguments: dict[str, Any], request: str) -> dict[str, Any]
 _OTHER = {"left": "right", "right": "left"}
 
 
-def as_said(*, lowest: float, highest: float) -> Reread:
-    """The servo's reread for a servo whose ends are ``lowest`` and ``highest``: a
-    signed turn (:func:`turn_as_said`), an end (:func:`end_as_said`), the center or
-    back (:func:`placed_as_said`), a position from center (:func:`from_center_as_said`),
-    a position or a turn's size, part of the way back,
-    then an overshoot undone (:func:`overshoot_as_said`)."""
+def as_said(*, lowest: float, highest: float, current: Callable[[], float | None]) -> Reread:
+    """The servo's reread for a servo whose ends are ``lowest`` and ``highest`` and
+    whose angle is ``current()`` (``None`` while unknown): a signed turn
+    (:func:`turn_as_said`), an end (:func:`end_as_said`), the center or back
+    (:func:`placed_as_said`), a position from center (:func:`from_center_as_said`),
+    a position or a turn's size, a quarter turn (:func:`quarter_as_said`), part of the
+    way back, an overshoot undone (:func:`overshoot_as_said`), then halfway to the
+    center (:func:`halfway_as_said`)."""
 
     def reread(arguments: dict[str, Any], request: str) -> dict[str, Any] | None:
         turned = turn_as_said(arguments, request)
@@ -212,10 +228,83 @@ def as_said(*, lowest: float, highest: float) -> Reread:
         centered = from_center_as_said(placed or arguments, request) or placed
         sided = position_as_said(centered or arguments, request) or centered
         sized = size_as_said(sided or arguments, request) or sided
+        sized = quarter_as_said(sized or arguments, request) or sized
         parted = part_back_as_said(sized or arguments, request) or sized
-        return overshoot_as_said(parted or arguments, request) or parted
+        undone = overshoot_as_said(parted or arguments, request) or parted
+        return halfway_as_said(undone or arguments, request, current=current) or undone
 
     return reread
+
+
+# A quarter turn: "a quarter turn", "quarter of a turn", "eine Vierteldrehung", "quart de
+# tour", "cuarto de vuelta", "quarto di giro", "quarto de volta"; not "three-quarter
+# turn" nor plurals ("two quarter turns", "trois quarts de tour").
+_QUARTER = re.compile(
+    r"(?<!three[\s-])\bquarter(?:[\s-]+|\s+of\s+a\s+)turn\b|\bviertel[\s-]?(?:um)?drehung\b|"
+    r"\bquart\s+de\s+tour\b|\bcuarto\s+de\s+vuelta\b|\bquarto\s+di\s+giro\b|"
+    r"\bquarto\s+de\s+volta\b"
+)
+
+
+def quarter_as_said(arguments: dict[str, Any], request: str) -> dict[str, Any] | None:
+    """A turn of 90 degrees toward the one side the request names, where it names one
+    quarter turn and no number, and the model wrote another move; ``None``: as the
+    model wrote them."""
+    folded = fold(request)
+    if _NUMBER.search(folded) or len(_QUARTER.findall(folded)) != 1:
+        return None
+    words = set(re.findall(r"\w+", folded))
+    sides = [side for side, said in DIRECTIONS.items() if not words.isdisjoint(said)]
+    if len(sides) != 1:
+        return None  # no side, or both: the model's to write
+    wanted = {sides[0]: 90}
+    meant = {k: v for k, v in arguments.items() if v not in (None, False, 0)}
+    if meant == wanted or meant == {"by": 90 if sides[0] == "right" else -90}:
+        return None
+    return wanted
+
+
+# Halfway to the center: "halfway back toward the centre", "half the way to the middle",
+# "auf halbem Weg zur Mitte", "halb zur Mitte", "a mi-chemin du centre".
+_HALFWAY = re.compile(
+    r"\b(?:half[\s-]?way|half\s+the\s+way)\W+"
+    r"(?:(?:back|over|toward|towards|to|into|in|the|its)\W+){0,4}(?:center|centre|middle)\b|"
+    r"\b(?:auf\s+halbem\s+weg|halb)\W+(?:(?:zuruck|zur|in|die|richtung)\W+){1,3}mitte\b|"
+    r"\bmi-?\s?chemin\W+(?:(?:du|de|vers|le|la|au|retour)\W+){1,3}(?:centre|milieu)\b"
+)
+
+
+def halfway_as_said(
+    arguments: dict[str, Any], request: str, *, current: Callable[[], float | None]
+) -> dict[str, Any] | None:
+    """``{"angle": current() / 2}`` where the request says halfway to the center and no
+    number or side, the angle is known, and the model's arguments go elsewhere;
+    ``None``: as the model wrote them."""
+    folded = fold(request)
+    words = set(re.findall(r"\w+", folded))
+    if not _HALFWAY.search(folded) or _NUMBER.search(folded):
+        return None
+    if not words.isdisjoint(DIRECTIONS["left"] + DIRECTIONS["right"]):
+        return None  # "halfway back to center from the left": the model's to write
+    now = current()
+    if now is None:
+        return None  # unknown until the servo is first moved: nothing to halve
+    half = round(now / 2, 1)
+    wanted = int(half) if half == int(half) else half
+    return None if _reaches(arguments, now) == wanted else {"angle": wanted}
+
+
+def _reaches(arguments: dict[str, Any], now: float) -> float | None:
+    """Where ``arguments`` would point the servo from ``now`` (rounded to 0.1 degree),
+    or ``None`` for ``back`` (where it was before, unknown here) or arguments the servo
+    refuses."""
+    if arguments.get("back"):
+        return None
+    try:
+        target, turn = aim(**arguments)
+    except (ToolArgumentError, TypeError):
+        return None
+    return round(target if target is not None else now + turn, 1)
 
 
 def part_back_as_said(arguments: dict[str, Any], request: str) -> dict[str, Any] | None:
@@ -242,6 +331,8 @@ def placed_as_said(arguments: dict[str, Any], request: str) -> dict[str, Any] | 
     words = set(re.findall(r"\w+", folded))
     if _NUMBER.search(folded) or not words.isdisjoint(DIRECTIONS["left"] + DIRECTIONS["right"]):
         return None  # "20 left of center", "back to the left": the model's numbers
+    if _HALFWAY.search(folded):
+        return None  # halfway to the center (halfway_as_said)
     if _CENTER.search(folded):
         wanted: dict[str, Any] = {"angle": 0}
     elif _BACK.search(folded):

@@ -19,6 +19,7 @@ from edgeagent_servo.backends.mock import MockServo
 from edgeagent_servo.backends.sysfs import SysfsServo
 from edgeagent_servo.controller import ServoController
 from edgeagent_servo.options import ServoOptions
+from edgeagent_servo.said import as_said
 from gpiozero.pins.mock import MockFactory, MockPWMPin
 
 from edgeagent.compose import build_tools
@@ -440,12 +441,77 @@ def test_plugin_registers_tools_and_closes_the_backend() -> None:
         ({"angle": -60}, "to -60, that's left of center", None),  # a sign: the model's
         ({"left": 20}, "20 more to the left, it's left of centre now", None),  # not "N left of"
         ({"left": 10}, "10 more to the left, it's 30 left of centre now", None),  # onward
+        # A quarter turn named, with one side and no number: 90 that way (blind prompts).
+        ({"right": 25}, "give the camera a quarter turn to the right", {"right": 90}),
+        ({"left": 45}, "a quarter of a turn to the left please", {"left": 90}),
+        ({"angle": 45}, "gib der Kamera eine Vierteldrehung nach links", {"left": 90}),
+        ({"right": 30}, "fais un quart de tour à droite", {"right": 90}),
+        ({"left": 20}, "dale un cuarto de vuelta a la izquierda", {"left": 90}),
+        ({"right": 45}, "dai un quarto di giro a destra", {"right": 90}),
+        ({"left": 30}, "dá um quarto de volta para a esquerda", {"left": 90}),
+        ({"right": 90}, "a quarter turn to the right", None),  # already that
+        ({"by": -90}, "quarter turn left", None),  # already that
+        ({"right": 25}, "turn it a quarter to the right", None),  # no "quarter turn"
+        ({"right": 25}, "give it a quarter turn", None),  # no side
+        ({"left": 90}, "a quarter turn left, then a quarter turn right", None),  # two
+        ({"right": 270}, "a three-quarter turn to the right", None),
+        ({"right": 180}, "give it a half turn to the right", None),  # the tool clamps it
+        ({"right": 30}, "move 30 degrees right", None),
+        ({"right": 45}, "a quarter turn to the right, so 45 degrees", None),  # a number
     ],
 )
 def test_a_turn_or_an_end_the_request_names_is_read_again(
     arguments: dict[str, Any], request_: str, turned: dict[str, Any] | None
 ) -> None:
     assert reread(edgeagent_servo, "servo", arguments, request_) == turned
+
+
+@pytest.mark.parametrize(
+    ("at", "arguments", "request_", "halved"),
+    [
+        # Halfway to the center, no number or side: the angle halved (blind prompts).
+        (
+            -60,
+            {"back": True, "center": True},
+            "pan the camera halfway back toward the centre",
+            {"angle": -30},
+        ),
+        (45, {"angle": 0}, "move it half way to the middle", {"angle": 22.5}),
+        (-35, {"center": True}, "go half the way back to center", {"angle": -17.5}),
+        (80, {"angle": 0}, "auf halbem Weg zurück zur Mitte", {"angle": 40}),
+        (-50, {"center": True}, "halb zur Mitte bitte", {"angle": -25}),
+        (60, {"back": True}, "tourne la caméra à mi-chemin du centre", {"angle": 30}),
+        # Already there, by a position or a turn.
+        (-60, {"angle": -30}, "pan the camera halfway back toward the centre", None),
+        (-60, {"right": 30}, "halfway back to the middle", None),
+        # A side, a number, no halfway, or an angle not known: as the model wrote them.
+        (-60, {"left": 30}, "halfway to the left", None),
+        (-60, {"center": True}, "halfway back to the centre from the left", None),
+        (-60, {"angle": -20}, "halfway back to the centre, to -20", None),
+        (-60, {"right": 30}, "move 30 degrees right", None),
+        (-60, {"angle": 30}, "back to the centre", {"angle": 0}),
+        (-60, {"center": True}, "back to the centre", None),
+        (None, {"center": True}, "halfway back to the centre", None),
+    ],
+)
+def test_halfway_to_the_center_is_the_angle_halved(
+    at: float | None,
+    arguments: dict[str, Any],
+    request_: str,
+    halved: dict[str, Any] | None,
+) -> None:
+    hook = as_said(lowest=-90, highest=90, current=lambda: at)
+    assert hook(arguments, request_) == halved
+
+
+def test_halfway_reads_the_servo_where_it_is() -> None:
+    loaded = load_plugin(edgeagent_servo, name="servo", options={"backend": "mock"})
+    hook = loaded.registry.get("servo").reread
+    assert hook is not None
+    assert loaded.call("servo", angle=-60).ok
+    request = "pan the camera halfway back toward the centre"
+    assert hook({"back": True, "center": True}, request) == {"angle": -30}
+    loaded.close()
 
 
 def test_the_end_is_the_configured_one() -> None:
