@@ -56,6 +56,7 @@ from edgeagent.tools.device import (
 from edgeagent.tools.plugins import GROUP, PluginContext, Register, hookimpl
 from edgeagent.tools.tool import (
     USER_WORDS,
+    NamedIn,
     Recall,
     Reread,
     Tool,
@@ -80,6 +81,7 @@ __all__ = [
     "DeviceLock",
     "HardwareError",
     "LazyDevice",
+    "NamedIn",
     "PluginContext",
     "Recall",
     "Register",

@@ -10,6 +10,7 @@ A side question never joins the conversation, and its KV cache stays.
 
 from __future__ import annotations
 
+import itertools
 import logging
 import re
 from collections.abc import Callable, Collection, Sequence
@@ -87,6 +88,9 @@ class SideChecks:
             tool = self.registry.get(call.name)
             if tool.kind is not ToolKind.ACT and not tool.title:
                 continue  # a read tool is checked when it names what it is about
+            if self._named(call, prompt):
+                log.info("%s is named in %r: no side question", tool.name, prompt[:60])
+                continue
             answer = await self.ask(
                 target_question(prompt, tool.title or tool.description), session=session
             )
@@ -125,6 +129,18 @@ class SideChecks:
                 f"I can't do that here: {tool.name} is for {tool.title}, not for this.", off_topic
             )
         return None
+
+    def _named(self, call: ToolCall, prompt: str) -> bool:
+        """Whether ``prompt`` names the device of ``call``'s acting tool itself
+        (:attr:`~edgeagent.tools.tool.Tool.named_in`) and the call holds only values it
+        said: "kill the shop light" as ``led(on=false)``. Asked alone, the model said
+        the LED strip could not "kill the lights" and that "could the light be sky
+        blue?" was not about it (blind prompts). "make the lights feel like a Tuesday"
+        as ``color: "blue"`` still faces the questions: nobody said blue."""
+        tool = self.registry.get(call.name)
+        if tool.kind is not ToolKind.ACT or tool.named_in is None or not call.arguments:
+            return False
+        return tool.named_in(prompt) and self.unsaid([call], said=prompt, request=prompt) is None
 
     def _continues(self, call: ToolCall, prompt: str, earlier: tuple[str, str]) -> bool:
         """Whether a request the topic question refused may continue the turn before
@@ -243,8 +259,11 @@ class SideChecks:
         return kept_calls
 
     def _unheard(self, call: ToolCall, *, said: str, request: str) -> Callable[[object], bool]:
-        """Whether a value of ``call`` is one no user message ``said`` (:meth:`unsaid`)."""
+        """Whether a value of ``call`` is one no user message ``said`` (:meth:`unsaid`).
+        Two said words written as one ("skyblue" for "sky blue") count as said."""
         heard = plain(said)
+        spoken = heard.split()
+        joined = {a + b for a, b in itertools.pairwise(spoken)}  # "sky blue"
         numbers = {_number(n) for n in honesty.NUMBER.findall(said)}
         read = self._read_from(call.name, request)
 
@@ -255,7 +274,7 @@ class SideChecks:
                 return _number(str(abs(value))) not in numbers
             if isinstance(value, str) and not value.startswith("-"):
                 words = plain(FILE_SUFFIX.sub("", value))
-                return bool(words) and f" {words} " not in f" {heard} "
+                return bool(words) and f" {words} " not in f" {heard} " and words not in joined
             return False
 
         return unheard

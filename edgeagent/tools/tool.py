@@ -36,6 +36,8 @@ Recall = Callable[[dict[str, Any], Sequence[Any]], "dict[str, Any] | None"]
 earlier -> arguments``: ``earlier`` holds the conversation's successful results, the
 latest last), or ``None`` to run them as the model wrote them (see :attr:`Tool.recall`)."""
 
+NamedIn = Callable[[str], bool]
+"""Whether a request names a tool's device itself (see :attr:`Tool.named_in`)."""
 WrapReread = Callable[[str, list[str], str], "list[str] | None"]
 """A ``.tool`` wrapper's argument list as the user's request says it (``template,
 arguments, request -> arguments``), or ``None`` to run it as the model wrote it (see
@@ -129,6 +131,10 @@ class Tool:
     recall: Recall | None = None
     """Fills in what a call names of the conversation's earlier results (math: ``ans``,
     the last result's number, which the model does not copy right), before it runs."""
+    named_in: NamedIn | None = None
+    """Whether a request names this acting tool's device itself ("kill the shop light"
+    for the LED strip): the side questions ask nothing of a call that holds only
+    values the request said (:meth:`~edgeagent.agent.checks.SideChecks.off_target`)."""
     reread_wrapped: WrapReread | None = None
     """A wrappable tool's :attr:`reread` for the ``.tool`` files that wrap it, which
     see only their argument list (the shell: ``wc`` asked for lines runs ``wc -l``)."""

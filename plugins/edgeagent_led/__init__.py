@@ -12,6 +12,7 @@ from dataclasses import replace
 from edgeagent.plugin import PluginContext, Register, hookimpl, make_tool
 from edgeagent_led.backends import BACKENDS
 from edgeagent_led.controller import LedController
+from edgeagent_led.names import names_the_strip
 from edgeagent_led.options import LedOptions
 from edgeagent_led.said import as_said
 
@@ -26,6 +27,9 @@ def register_tools(register: Register, context: PluginContext) -> None:
     # "para roxo" arrives as color: "red", "half as bright" as brightness: 50
     # (edgeagent_led.said).
     reread = as_said(controller.state)
-    register(replace(make_tool(controller.led, plugin="led"), reread=reread))
+    # "kill the shop light" is about the strip, whatever a side question says
+    # (edgeagent_led.names).
+    led = make_tool(controller.led, plugin="led")
+    register(replace(led, reread=reread, named_in=names_the_strip))
     register(controller.led_state)
     context.on_close(controller.close)

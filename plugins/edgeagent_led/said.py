@@ -6,8 +6,8 @@ of its own: 50 for half, 110 for "add ten" (it assumed 100), whatever the strip 
 (four turns in three blind prompt sets). The tool knows the level, so the level the
 request names is computed from it. Asked for an end ("orange, dimmest setting",
 "minimum brightness"), it wrote 10 or 50: the end is 1 or 100. Asked to keep the
-brightness ("change it to white, same brightness"), it still wrote ``brightness: 100``;
-the request's word wins.
+brightness ("change it to white, same brightness", "switch the strip to white but keep
+it that dim"), it still wrote ``brightness: 100`` or 50; the request's word wins.
 
 Asked to switch it off ("apaga la luz"), the model wrote ``{"off": true}``, an argument
 the tool does not have: it is ``on: false``. Asked for light ("bright white, full
@@ -47,6 +47,7 @@ from edgeagent_led.strip import (
 )
 
 _N = r"(\d+(?:[.,]\d+)?)"
+_DIGIT = re.compile(r"\d")
 _HALF = re.compile(
     r"\bhalf\s+as\s+bright|\bhalve\b|\bhalf\s+(?:of\s+)?(?:what\s+it\s+is|the\s+current|"
     r"its\s+current|of\s+now)|\b(?:by|in)\s+half\b|\bhalf\s+again\b|\bum\s+die\s+halfte|"
@@ -86,6 +87,12 @@ _SAME = re.compile(
     r"unchanged|the\s+same)|\bdon'?t\s+change\s+the\s+brightness|\bgleiche[nr]?\s+helligkeit|"
     r"\bmeme\s+luminosite|\bmismo\s+brillo|\bstessa\s+luminosita|\bmesmo\s+brilho"
 )
+_KEEP_LEVEL = re.compile(
+    r"\bkeep\s+(?:it|them|the\s+(?:light|lamp|strip)s?)\s+(?:(?:that|this|as|so|just\s+as)\s+)?"
+    r"(?:dim|bright|low|dark)\b|\bsame\s+(?:level|intensity|dimness)\b|"
+    r"\b(?:at|on)\s+(?:that|this|the\s+same)\s+(?:level|brightness)\b"
+)
+"""Keeping the level without naming "brightness": "white but keep it that dim"."""
 
 
 def brightness_as_said(
@@ -99,7 +106,7 @@ def brightness_as_said(
     if brightness is None or isinstance(brightness, bool):
         return None
     folded = fold(request)
-    if _SAME.search(folded):
+    if _SAME.search(folded) or (_KEEP_LEVEL.search(folded) and not _DIGIT.search(folded)):
         return {k: v for k, v in arguments.items() if k != "brightness"}
     ends = [level for level, words in ((1, _LOWEST), (100, _HIGHEST)) if words.search(folded)]
     if len(ends) == 1:

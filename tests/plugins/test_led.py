@@ -19,6 +19,7 @@ from edgeagent_led.backends import BACKENDS, LedBackend
 from edgeagent_led.backends.mock import MockLed
 from edgeagent_led.backends.spi import SPI_HZ, SpiLed, encode_ws2812
 from edgeagent_led.controller import LedController
+from edgeagent_led.names import names_the_strip
 from edgeagent_led.options import LedOptions
 from edgeagent_led.strip import LedState
 
@@ -317,6 +318,9 @@ def reread_on_a_purple_strip(arguments: dict[str, Any], request_: str) -> Any:
         ({"brightness": 10}, "and half again", 20),
         ({"brightness": 50}, "reduz o brilho pela metade", 20),
         ({"color": "white", "brightness": 100}, "plain white, same brightness", "kept"),
+        ({"color": "white", "brightness": 50}, "switch it to white but keep it that dim", "kept"),
+        ({"color": "white", "brightness": 50}, "white, at the same level", "kept"),
+        ({"brightness": 30}, "keep it dim, 30 percent", None),  # a level is named
         # An end: the end.
         ({"color": "orange", "brightness": 10}, "lamp: orange, dimmest setting", 1),
         ({"brightness": 50}, "minimum brightness please", 1),
@@ -744,3 +748,28 @@ def test_on_a_raspberry_pi_the_default_backend_is_a_warning(
     assert record.levelname == "WARNING"
     assert "nothing on this Raspberry Pi is driven" in record.getMessage()
     assert "set [plugins.led] backend = 'real'" in record.getMessage()
+
+
+@pytest.mark.parametrize(
+    ("request_", "named"),
+    [
+        ("leaving for the night, kill the lights", True),
+        ("this room is dreary, could the light be sky blue?", True),
+        ("and kill the shop light", True),
+        ("movie night: deep navy on the strip, fifteen percent", True),
+        ("Puoi alzare la luce al 90 per cento?", True),
+        ("Zet de lamp op paars", True),
+        ("tänd lampan i rött", True),
+        ("ustaw światło na niebieskie", True),
+        # no light named, another device's light, "light" as a verb, "don't"
+        ("alarm phase: red, 100%", False),
+        ("switch on the heat lamp in the lambing shed", False),
+        ("is the oven light on?", False),
+        ("who invented the light bulb?", False),
+        ("light the candles on the cake", False),
+        ("don't touch the lights, I just wanted to say hello", False),
+        ("turn on the fan", False),
+    ],
+)
+def test_a_request_names_the_strip_by_the_words_people_use(request_: str, named: bool) -> None:
+    assert names_the_strip(request_) is named

@@ -1,0 +1,52 @@
+"""The words people call the strip by: "kill the shop light", "could the light be sky
+blue?", "Puoi alzare la luce al 90 per cento?".
+
+The side questions ask the model, alone, whether a request is about the LED strip before
+an LED call runs (:meth:`edgeagent.agent.checks.SideChecks.off_target`). For requests
+that call the strip a light or a lamp, it said no to 5 real LED requests in the
+benchmarks' records (topic or capability question), and to one absent device ("switch
+on the heat lamp"); of the 54 absent devices it caught, none named a light. Here the
+request itself says which device it means, so the plugin declares it
+(:attr:`edgeagent.tools.tool.Tool.named_in`) and the agent asks no side question of an
+LED call that holds only values the request said.
+
+A light of another device ("the heat lamp", "the oven light", "street lights"), "light"
+as a verb ("light the candles") and a request that says not to touch it are not the
+strip.
+"""
+
+from __future__ import annotations
+
+import re
+
+from edgeagent.plugin import fold
+
+_WORDS = (
+    # English
+    "light lights lamp lamps strip led leds ledstrip "
+    # German, French, Spanish, Italian, Portuguese
+    "licht lichter lampe lampen leuchte streifen lumiere lumieres ruban luz luces lampara "
+    "tira luce luci lampada striscia luzes fita "
+    # Dutch, Swedish, Danish and Norwegian, Polish
+    "lichten verlichting ljus ljuset lampa lampan lamporna belysning belysningen lys lyset "
+    "lampen swiatło swiatła swiatlo swiatla lampe lampy tasma"
+)
+_NAME = re.compile(r"\b(?:" + "|".join(sorted(set(_WORDS.split()), key=len, reverse=True)) + r")\b")
+_OTHER_DEVICE = re.compile(
+    r"\b(?:heat|heating|infrared|uv|lava|tanning|sun|street|traffic|brake|head|tail|fog|"
+    r"flash|oven|fridge|freezer|microwave|hood)"
+    r"\s+(?:lights?|lamps?)\b|\blight\s+(?:bulbs?|years?|switch)\b"
+)
+_VERB = re.compile(r"\blight\s+(?:the|a|an|some|my|our|up\s+the|them|it)\b")
+_NOT = re.compile(
+    r"\b(?:don'?t|do\s+not|never|leave\s+the|nicht|ne\s+touche|no\s+toques|non\s+toccare)\b"
+)
+
+
+def names_the_strip(request: str) -> bool:
+    """Whether ``request`` calls the strip by one of its names, and by no name of
+    another device's light."""
+    text = fold(request)
+    if _OTHER_DEVICE.search(text) or _VERB.search(text) or _NOT.search(text):
+        return False
+    return _NAME.search(text) is not None

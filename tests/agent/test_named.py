@@ -1,0 +1,74 @@
+"""A request that names the acting tool's device itself faces no side question
+(:attr:`edgeagent.tools.tool.Tool.named_in`, :meth:`SideChecks.off_target`)."""
+
+from __future__ import annotations
+
+import dataclasses
+
+import pytest
+from edgeagent_led.names import names_the_strip
+
+from edgeagent.agent.loop import Agent
+from edgeagent.agent.prompt import build_primer, build_system_prompt
+from edgeagent.llm.base import InProcessLLM
+from edgeagent.llm.scripted import Rule, ScriptedEngine
+from edgeagent.tools import tools_from
+from edgeagent.tools.calls import get_call_format
+from edgeagent.tools.executor import ToolExecutor
+from edgeagent.tools.registry import ToolRegistry
+from tests.agent.scripted_agent import run_turn
+from tests.agent.test_honesty import Strip, fence, final
+
+
+def named_agent(rules: list[Rule]) -> tuple[Agent, ScriptedEngine, Strip]:
+    """An agent whose ``led`` is named by the LED plugin's words, every side question
+    answered "no"."""
+    strip = Strip()
+    engine = ScriptedEngine(
+        [(r"Answer yes or no", "no"), *rules], default="Okay.", context_window=4096
+    )
+    tools = [
+        dataclasses.replace(t, named_in=names_the_strip) if t.name == "led" else t
+        for t in tools_from(strip, plugin="test")
+    ]
+    call_format = get_call_format("fence")
+    agent = Agent(
+        llm=InProcessLLM(engine),
+        executor=ToolExecutor(ToolRegistry(tools)),
+        call_format=call_format,
+        system_prompt=build_system_prompt(
+            tools, manifest_format="concise", call_format=call_format
+        ),
+        primer=build_primer(tools, call_format=call_format),
+    )
+    agent.check_target = True
+    return agent, engine, strip
+
+
+def test_a_call_for_a_request_that_names_the_light_runs_without_a_side_question() -> None:
+    agent, engine, strip = named_agent([(r"(?i)sky blue", fence("led", color="skyblue"))])
+    answer = final(run_turn(agent, "so dreary in here, could the light be sky blue?"))
+    assert strip.commands == ["skyblue"]
+    assert answer.text == "The LED strip is now skyblue."
+    assert not any(r.aside for r in engine.requests)
+
+
+@pytest.mark.parametrize(
+    ("prompt", "color"),
+    [
+        # the request names no light: the side question's "no" stands
+        ("alarm phase: red, 100%", "red"),
+        # it names a light, but the model chose a value nobody said
+        ("make the lights feel like a Tuesday", "blue"),
+        # another device's light
+        ("switch on the heat lamp in the shed", "orange"),
+    ],
+)
+def test_a_call_the_request_does_not_name_still_faces_the_side_questions(
+    prompt: str, color: str
+) -> None:
+    agent, engine, strip = named_agent([(r".", fence("led", color=color))])
+    answer = final(run_turn(agent, prompt))
+    assert strip.commands == []
+    assert answer.text.startswith("I can't do that here")
+    assert any(r.aside for r in engine.requests)
