@@ -35,6 +35,11 @@ from edgeagent.tools.words import plain
 log = logging.getLogger(__name__)
 
 
+_ONLY_READS = (
+    "I can't do that here: {tool} only reads; none of my tools can change, delete or create files."
+)
+
+
 @dataclass(frozen=True)
 class Refusal:
     """A call the checks refused: the answer, and why."""
@@ -91,21 +96,26 @@ class SideChecks:
             if self._named(call, prompt):
                 log.info("%s is named in %r: no side question", tool.name, prompt[:60])
                 continue
+            acts = tool.kind is ToolKind.ACT
+            # A change asked of a wrapper that reads ("ok delete it" as ls notes.txt,
+            # "clear the log please" as tail log) faces the reader question even on the
+            # model's own call: the topic question says yes, it is about that file. An
+            # order, not a question ("just delete everything in the logs folder" as df
+            # logs: the reader question said yes; blind prompts), is refused outright.
+            changes = not acts and tool.extra.get("wrapped") and honesty.asks_a_change(prompt)
+            if changes and not honesty.asks_a_question(prompt):
+                log.info("read call %s for an order to change: %r", tool.name, prompt[:60])
+                return Refusal(_ONLY_READS.format(tool=tool.name))
             answer = await self.ask(
                 target_question(prompt, tool.title or tool.description), session=session
             )
             log.info("target check: %r for %s -> %r", prompt[:60], tool.name, answer)
-            acts = tool.kind is ToolKind.ACT
             if answer == "no" and earlier[0] and self._continues(call, prompt, earlier):
                 both = f"{earlier[0]} {prompt}"
                 answer = await self.ask(
                     target_question(both, tool.title or tool.description), session=session
                 )
                 log.info("target check with the turn before: %r -> %r", both[:90], answer)
-            # A change asked of a wrapper that reads ("ok delete it" as ls notes.txt,
-            # "clear the log please" as tail log) faces the reader question even on the
-            # model's own call: the topic question says yes, it is about that file.
-            changes = not acts and tool.extra.get("wrapped") and honesty.asks_a_change(prompt)
             asked_more = answer == "yes" and bool(tool.title) and bool(acts or strict or changes)
             if asked_more:
                 question = capability_question if acts else reader_question
@@ -117,10 +127,7 @@ class SideChecks:
             if acts:
                 return Refusal("I can't do that here: none of my devices can do that.", off_topic)
             if changes:
-                return Refusal(
-                    f"I can't do that here: {tool.name} only reads; none of my tools can "
-                    f"change, delete or create files."
-                )
+                return Refusal(_ONLY_READS.format(tool=tool.name))
             if not strict and len(calls) == 1:
                 instead = await self.instead(prompt, tool.name, session=session)
                 if instead is not None:

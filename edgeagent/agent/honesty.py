@@ -58,6 +58,16 @@ _ASKED_CHANGE = re.compile(
     r"ajout\w*|añad\w*|aggiung\w*|hinzufüg\w*)\b",
     re.IGNORECASE,
 )
+# A request put as a question or a request to read: a "?", or its first word after
+# fillers ("ok", "so", "hey") asks or reads ("how much space would deleting logs free",
+# "can you clear the log", "show me what I wrote").
+_QUESTION = re.compile(
+    r"\?|^\W*(?:(?:ok(?:ay)?|so|and|hey|hi|hm+|um+|well|also|btw|quick(?:\s+one)?|"
+    r"please|pls)\W+)*(?:what|what's|whats|which|how|where|when|who|why|is|are|was|were|"
+    r"does|do|did|can|could|would|will|should|may|show|list|tell|read|find|count|check|"
+    r"search|grep|look|give|print|display|see)\b",
+    re.IGNORECASE,
+)
 # A word that stands for something named before: "centre it over the crib", "dim them
 # to 35", "put that back" (English; a referent in another language is left alone).
 _REFERS_BACK = re.compile(r"\b(?:it|its|them|they|that|those|this|these|there)\b", re.IGNORECASE)
@@ -105,6 +115,13 @@ def asks_a_change(request: str) -> bool:
     """True when ``request`` asks to change files or the system ("ok delete it",
     "clear the log please", "add 'call mom' to my notes"): what no read tool does."""
     return bool(_CHANGE.search(request) or _ASKED_CHANGE.search(request))
+
+
+def asks_a_question(request: str) -> bool:
+    """True when ``request`` is put as a question or asks to read something ("what did I
+    write in notes.txt?", "can you clear the log?", "show me the log"), not as an order
+    ("ok delete it", "wipe the logs dir")."""
+    return bool(_QUESTION.search(request))
 
 
 def refers_back(request: str) -> bool:

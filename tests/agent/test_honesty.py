@@ -806,3 +806,21 @@ def test_a_side_question_is_decided_by_its_first_token(said: str, answer: str) -
     question = honesty.target_question("make it blue", "the LED strip")
     assert asyncio.run(checks.ask(question, session="s")) == answer
     assert [r.max_tokens for r in engine.requests] == [1]
+
+
+@pytest.mark.parametrize(
+    ("request_", "question"),
+    [
+        ("what did I write in notes.txt again?", True),
+        ("can you clear the log", True),
+        ("ok show me the todo list", True),
+        ("how long has it been running since the last reboot", True),
+        ("ok delete it, I don't need it anymore", False),
+        ("wipe the logs dir, it's cluttered", False),
+        ("disk is filling up, just delete everything in the logs folder", False),
+    ],
+)
+def test_a_request_put_as_a_question_or_a_read_is_told_from_an_order(
+    request_: str, question: bool
+) -> None:
+    assert honesty.asks_a_question(request_) is question

@@ -681,25 +681,48 @@ def test_a_wrappers_look_without_it_is_among_the_tools_that_run_the_same_one(
 
 
 @pytest.mark.parametrize(
-    ("prompt", "topic"),
+    "prompt",
     [
-        ("ok delete it, I don't need it anymore", "yes"),
-        ("get rid of notes.txt for me", "yes"),
-        ("delete notes.txt", "no"),  # no read fits, and none is looked for
+        "ok delete it, I don't need it anymore",
+        "get rid of notes.txt for me",
+        "disk is filling up, just delete everything in the logs folder",
     ],
 )
-def test_a_change_asked_of_a_wrappers_own_call_faces_the_reader_question(
-    prompt: str, topic: str
+def test_an_order_to_change_asked_of_a_wrapper_is_refused_without_a_side_question(
+    prompt: str,
 ) -> None:
     # "ok delete it" came as ls notes.txt, which the topic question passed (it is about
-    # that file): the listing answered a request nobody made.
+    # that file): the listing answered a request nobody made. "just delete everything
+    # in the logs folder" came as df, which the reader question passed too.
     files = Files()
-    model = Model(said=fence("ls", path="notes.txt"), forced="", side=topic, can="no")
+    model = Model(said=fence("ls", path="notes.txt"), forced="", side="yes", can="yes")
     answer = run_turn(agent_for(model, files, without={"ls": "g"}, wrapped=True), prompt)[-1]
     assert isinstance(answer, FinalAnswer)
     assert answer.text.startswith("I can't do that here: ls only reads")
     assert honesty.refuses_a_change(answer.text)
     assert files.listed == []
+    assert not any(r.aside for r in model.requests)  # no side question asked
+    assert not any(r.grammar for r in model.requests)  # no look for a read
+
+
+@pytest.mark.parametrize(
+    ("prompt", "topic"),
+    [
+        ("can you delete notes.txt for me?", "yes"),
+        ("could u get rid of notes.txt", "yes"),
+        ("can you delete notes.txt?", "no"),  # no read fits, and none is looked for
+    ],
+)
+def test_a_change_asked_as_a_question_of_a_wrapper_faces_the_reader_question(
+    prompt: str, topic: str
+) -> None:
+    files = Files()
+    model = Model(said=fence("ls", path="notes.txt"), forced="", side=topic, can="no")
+    answer = run_turn(agent_for(model, files, without={"ls": "g"}, wrapped=True), prompt)[-1]
+    assert isinstance(answer, FinalAnswer)
+    assert answer.text.startswith("I can't do that here: ls only reads")
+    assert files.listed == []
+    assert any(r.aside for r in model.requests)
     assert not any(r.grammar for r in model.requests if not r.aside)  # no look for a read
 
 
