@@ -140,9 +140,12 @@ SHADES = frozenset({
 
 
 def to_hex(color: str) -> str:
-    """``red``, ``#F00``, ``#ff0000``, ``rojo`` or ``soft yellow`` -> its ``#rrggbb``."""
+    """``red``, ``#F00``, ``#ff0000``, ``rojo``, ``soft yellow`` or ``orange-red`` -> its
+    ``#rrggbb`` (a CSS name written in parts, "orange-red", came from a blind prompt)."""
     text = color.strip().lower()
-    words = text.split()
+    words = (
+        text.split() if text.startswith("#") else text.replace("-", " ").replace("_", " ").split()
+    )
     while True:
         try:
             if text.startswith("#"):

@@ -152,7 +152,8 @@ def test_color_name_lights_the_whole_strip_and_reads_back(mock_led: Any) -> None
 @pytest.mark.parametrize(
     ("said", "named"),
     [("soft yellow", "yellow"), ("Deep Navy", "navy"), ("plain white", "white"),
-     ("warm pale pink", "pink"), ("light blue", "lightblue"), ("dark orange", "darkorange")],
+     ("warm pale pink", "pink"), ("light blue", "lightblue"), ("dark orange", "darkorange"),
+     ("orange-red", "orangered"), ("sky-blue", "skyblue")],
 )  # fmt: skip
 def test_a_colour_with_a_shade_word_is_that_colour_and_named_so(
     mock_led: Any, said: str, named: str
@@ -163,7 +164,9 @@ def test_a_colour_with_a_shade_word_is_that_colour_and_named_so(
     assert run_tool(executor, "led", color=said)["result"]["color"] == named
 
 
-@pytest.mark.parametrize("said", ["soft", "sunset yellow", "yellowish", "soft sunset"])
+@pytest.mark.parametrize(
+    "said", ["soft", "sunset yellow", "yellowish", "soft sunset", "red-ish", "#ff-000"]
+)
 def test_a_colour_that_is_no_colour_without_its_shade_word_fails_naming_it(
     mock_led: Any, said: str
 ) -> None:
