@@ -25,7 +25,7 @@ from edgeagent.tools import make_tool, tool, tools_from
 from edgeagent.tools.calls import get_call_format
 from edgeagent.tools.executor import ToolExecutor
 from edgeagent.tools.registry import ToolRegistry
-from edgeagent.tools.tool import USER_WORDS
+from edgeagent.tools.tool import USER_WORDS, NamedIn
 from tests.agent.scripted_agent import run_turn
 from tests.agent.stub_llm import StubLLM
 
@@ -56,10 +56,16 @@ def fence(name: str, **arguments: Any) -> str:
     return "```json\n" + json.dumps({"name": name, "arguments": arguments}) + "\n```"
 
 
-def make(rules: list[Rule], *, default: str = "Okay.") -> tuple[Agent, ScriptedEngine, Strip]:
+def make(
+    rules: list[Rule], *, default: str = "Okay.", named_in: NamedIn | None = None
+) -> tuple[Agent, ScriptedEngine, Strip]:
+    """An agent with a :class:`Strip`'s tools (``led`` named by ``named_in``)."""
     strip = Strip()
     engine = ScriptedEngine(rules, default=default, context_window=4096, chunk_size=4)
-    tools = tools_from(strip, plugin="test")
+    tools = [
+        dataclasses.replace(t, named_in=named_in) if t.name == "led" else t
+        for t in tools_from(strip, plugin="test")
+    ]
     call_format = get_call_format("fence")
     agent = Agent(
         llm=InProcessLLM(engine),

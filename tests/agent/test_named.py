@@ -3,44 +3,19 @@
 
 from __future__ import annotations
 
-import dataclasses
-
 import pytest
 from edgeagent_led.names import names_the_strip
 
 from edgeagent.agent.loop import Agent
-from edgeagent.agent.prompt import build_primer, build_system_prompt
-from edgeagent.llm.base import InProcessLLM
 from edgeagent.llm.scripted import Rule, ScriptedEngine
-from edgeagent.tools import tools_from
-from edgeagent.tools.calls import get_call_format
-from edgeagent.tools.executor import ToolExecutor
-from edgeagent.tools.registry import ToolRegistry
 from tests.agent.scripted_agent import run_turn
-from tests.agent.test_honesty import Strip, fence, final
+from tests.agent.test_honesty import Strip, fence, final, make
 
 
 def named_agent(rules: list[Rule]) -> tuple[Agent, ScriptedEngine, Strip]:
     """An agent whose ``led`` is named by the LED plugin's words, every side question
     answered "no"."""
-    strip = Strip()
-    engine = ScriptedEngine(
-        [(r"Answer yes or no", "no"), *rules], default="Okay.", context_window=4096
-    )
-    tools = [
-        dataclasses.replace(t, named_in=names_the_strip) if t.name == "led" else t
-        for t in tools_from(strip, plugin="test")
-    ]
-    call_format = get_call_format("fence")
-    agent = Agent(
-        llm=InProcessLLM(engine),
-        executor=ToolExecutor(ToolRegistry(tools)),
-        call_format=call_format,
-        system_prompt=build_system_prompt(
-            tools, manifest_format="concise", call_format=call_format
-        ),
-        primer=build_primer(tools, call_format=call_format),
-    )
+    agent, engine, strip = make([(r"Answer yes or no", "no"), *rules], named_in=names_the_strip)
     agent.check_target = True
     return agent, engine, strip
 
