@@ -30,11 +30,12 @@ from edgeagent.llm.base import LLM, GenerateRequest
 from edgeagent.tools.executor import ToolCall
 from edgeagent.tools.registry import ToolRegistry
 from edgeagent.tools.tool import ToolKind
-from edgeagent.tools.words import plain
+from edgeagent.tools.words import fold, plain
 
 log = logging.getLogger(__name__)
 
 
+_NO_DEVICE = "I can't do that here: none of my devices can do that."
 _ONLY_READS = (
     "I can't do that here: {tool} only reads; none of my tools can change, delete or create files."
 )
@@ -67,6 +68,7 @@ class SideChecks:
         session: str,
         strict: bool = False,
         earlier: tuple[str, str] = ("", ""),
+        said: str = "",
     ) -> Refusal | ToolCall | None:
         """A refusal when the model calls an acting tool (or a titled read tool) for a
         request that, asked in one constrained word, it says the tool is not for; or,
@@ -80,6 +82,12 @@ class SideChecks:
         The refusal ends the turn. Tried: telling the model once why, so it could pick
         another tool. It did not pick one; it answered "the tool that fits is ls" or
         made up "notes.txt does not exist" (a state no tool reported).
+
+        ``said``, everything the user said in the conversation (``prompt`` when not
+        given): an acting call of a tool that says how its values are said
+        (:attr:`~edgeagent.tools.tool.Tool.said_in`), with a text value none of it
+        holds, is a guess and is refused, unless the request names the device
+        (:meth:`_guessed`).
 
         ``earlier``, the turn before (its request, and all of it as the model read it):
         a call that continues it (:meth:`_continues`) gets a "no" to this request alone
@@ -96,6 +104,10 @@ class SideChecks:
             if self._named(call, prompt):
                 log.info("%s is named in %r: no side question", tool.name, prompt[:60])
                 continue
+            guess = self._guessed(call, prompt, said or prompt)
+            if guess is not None:
+                log.info("%s %r: %r was never said", tool.name, call.arguments, guess)
+                return Refusal(_NO_DEVICE)
             acts = tool.kind is ToolKind.ACT
             # A change asked of a wrapper that reads ("ok delete it" as ls notes.txt,
             # "clear the log please" as tail log) faces the reader question even on the
@@ -125,7 +137,7 @@ class SideChecks:
                 continue
             off_topic = not asked_more  # the topic question's own "no"
             if acts:
-                return Refusal("I can't do that here: none of my devices can do that.", off_topic)
+                return Refusal(_NO_DEVICE, off_topic)
             if changes:
                 return Refusal(_ONLY_READS.format(tool=tool.name))
             if not strict and len(calls) == 1:
@@ -148,6 +160,21 @@ class SideChecks:
         if tool.kind is not ToolKind.ACT or tool.named_in is None or not call.arguments:
             return False
         return tool.named_in(prompt) and self.unsaid([call], said=prompt, request=prompt) is None
+
+    def _guessed(self, call: ToolCall, prompt: str, said: str) -> str | None:
+        """The text value of ``call``'s acting tool that no user message ``said``, where
+        the tool says how its values are said (``said_in``) and ``prompt`` does not name
+        its device; ``None``: no guess. "¿Puedes encender el ahumador?" (a smoker) came
+        as ``led`` with ``color: "red"``, and both side questions said yes (blind
+        prompts)."""
+        tool = self.registry.get(call.name)
+        if tool.kind is not ToolKind.ACT or tool.said_in is None:
+            return None
+        if tool.named_in is not None and tool.named_in(prompt):
+            return None
+        unheard = self._unheard(call, said=said, request=prompt)
+        guesses = [v for v in _leaves(call.arguments) if isinstance(v, str) and unheard(v)]
+        return guesses[0] if guesses else None
 
     def _continues(self, call: ToolCall, prompt: str, earlier: tuple[str, str]) -> bool:
         """Whether a request the topic question refused may continue the turn before
@@ -273,9 +300,12 @@ class SideChecks:
         joined = {a + b for a, b in itertools.pairwise(spoken)}  # "sky blue"
         numbers = {_number(n) for n in honesty.NUMBER.findall(said)}
         read = self._read_from(call.name, request)
+        read_words = {fold(v.strip()) for v in read if isinstance(v, str)}
 
         def unheard(value: object) -> bool:
             if isinstance(value, bool) or value is None or value in read:
+                return False
+            if isinstance(value, str) and fold(value.strip()) in read_words:
                 return False
             if isinstance(value, int | float):
                 return _number(str(abs(value))) not in numbers
@@ -288,16 +318,20 @@ class SideChecks:
 
     def _read_from(self, name: str, request: str) -> list[Any]:
         """The values tool ``name`` reads from ``request`` by itself (its ``reread`` of
-        a call with no arguments); none when it has no reread or it fails."""
+        a call with no arguments) and those it says are said there (its ``said_in``);
+        none when it has neither or they fail."""
         tool = self.registry.get(name) if request and name in self.registry else None
-        if tool is None or tool.reread is None:
+        if tool is None:
             return []
+        values: list[Any] = []
         try:
-            read = tool.reread({}, request)
+            if tool.reread is not None:
+                values += list(_leaves(tool.reread({}, request) or {}))
+            if tool.said_in is not None:
+                values += list(tool.said_in(request))
         except Exception:
-            log.exception("%s: the reread hook failed", name)
-            return []
-        return list(_leaves(read)) if read else []
+            log.exception("%s: a hook that reads the request failed", name)
+        return values
 
     async def instead(self, prompt: str, refused: str, *, session: str) -> ToolCall | None:
         """The call of the one other titled read tool that needs no arguments and that

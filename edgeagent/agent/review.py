@@ -65,7 +65,7 @@ async def checked_calls(
     A refused call gets a look elsewhere (:func:`~.second_look.look_elsewhere`) when
     the turn has a second look's grammar (``recheck``)."""
     refusal = await turn.checks.off_target(
-        turn.prompt, calls, session=turn.session, earlier=earlier
+        turn.prompt, calls, session=turn.session, earlier=earlier, said=turn.said
     )
     if refusal is None:
         return calls

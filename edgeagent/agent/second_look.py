@@ -113,7 +113,12 @@ async def second_look(
         ):
             log.info("a change was refused; the %s look's read changes nothing", attempt)
             return None
-        elif await checks.off_target(turn.prompt, calls, session=turn.session, strict=True) is None:
+        elif (
+            await checks.off_target(
+                turn.prompt, calls, session=turn.session, strict=True, said=turn.said
+            )
+            is None
+        ):
             return raw, parsed
         if len(calls) != 1 or calls[0].name not in executor.registry:
             return None

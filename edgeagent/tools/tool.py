@@ -14,7 +14,7 @@ from __future__ import annotations
 
 import inspect
 import json
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Collection, Sequence
 from dataclasses import dataclass, field, replace
 from enum import StrEnum
 from typing import Any, Protocol, TypeVar, overload, runtime_checkable
@@ -38,6 +38,8 @@ latest last), or ``None`` to run them as the model wrote them (see :attr:`Tool.r
 
 NamedIn = Callable[[str], bool]
 """Whether a request names a tool's device itself (see :attr:`Tool.named_in`)."""
+SaidIn = Callable[[str], Collection[Any]]
+"""The values a request says in a tool's own terms (see :attr:`Tool.said_in`)."""
 WrapReread = Callable[[str, list[str], str], "list[str] | None"]
 """A ``.tool`` wrapper's argument list as the user's request says it (``template,
 arguments, request -> arguments``), or ``None`` to run it as the model wrote it (see
@@ -135,6 +137,13 @@ class Tool:
     """Whether a request names this acting tool's device itself ("kill the shop light"
     for the LED strip): the side questions ask nothing of a call that holds only
     values the request said (:meth:`~edgeagent.agent.checks.SideChecks.off_target`)."""
+    said_in: SaidIn | None = None
+    """The values a request says in this tool's own terms, whatever its words: the LED's
+    colours named in another language as CSS names ("blau" is ``blue``), and the colour
+    it shows now. A value among them counts as said; and an acting call with a text
+    value that no user message said, for a request that does not name the device
+    (:attr:`named_in`), is a guess and does not run
+    (:meth:`~edgeagent.agent.checks.SideChecks.off_target`)."""
     reread_wrapped: WrapReread | None = None
     """A wrappable tool's :attr:`reread` for the ``.tool`` files that wrap it, which
     see only their argument list (the shell: ``wc`` asked for lines runs ``wc -l``)."""

@@ -12,7 +12,7 @@ from dataclasses import replace
 from edgeagent.plugin import PluginContext, Register, hookimpl, make_tool
 from edgeagent_led.backends import BACKENDS
 from edgeagent_led.controller import LedController
-from edgeagent_led.names import names_the_strip
+from edgeagent_led.names import names_the_strip, said_colors
 from edgeagent_led.options import LedOptions
 from edgeagent_led.said import as_said
 
@@ -27,9 +27,10 @@ def register_tools(register: Register, context: PluginContext) -> None:
     # "para roxo" arrives as color: "red", "half as bright" as brightness: 50
     # (edgeagent_led.said).
     reread = as_said(controller.state)
-    # "kill the shop light" is about the strip, whatever a side question says
-    # (edgeagent_led.names).
+    # "kill the shop light" is about the strip, whatever a side question says; a colour
+    # nobody said, for a request that names no light, is a guess (edgeagent_led.names).
     led = make_tool(controller.led, plugin="led")
-    register(replace(led, reread=reread, named_in=names_the_strip))
+    said_in = said_colors(controller.state)
+    register(replace(led, reread=reread, named_in=names_the_strip, said_in=said_in))
     register(controller.led_state)
     context.on_close(controller.close)

@@ -13,13 +13,26 @@ LED call that holds only values the request said.
 A light of another device ("the heat lamp", "the oven light", "street lights"), "light"
 as a verb ("light the candles") and a request that says not to touch it are not the
 strip.
+
+The colours a request says (:attr:`edgeagent.tools.tool.Tool.said_in`): asked to turn
+on a device that is not there ("¿Puedes encender el ahumador?", a beekeeper's smoker;
+"Tu peux aussi ouvrir la fenêtre ?"), the model set the strip to a colour nobody said,
+red or white, and both side questions said yes. Over every record in ``bench/results*``,
+the first LED calls with a colour no user message said (in any language the strip
+knows), for requests that do not name the strip, were 29 for no-tool turns (7 of them
+ran) and 3 for LED requests: two ``#rrggbb`` colours (said, as written) and
+"Aquarienlicht ... dunkelblau" (said, once read as darkblue). Such a call is a guess and
+does not run. Keeping the colour the strip shows guesses nothing, and "off" is the
+switch, not a colour.
 """
 
 from __future__ import annotations
 
 import re
+from collections.abc import Callable
 
-from edgeagent.plugin import fold
+from edgeagent.plugin import SaidIn, fold
+from edgeagent_led.strip import OFF_COLORS, LedState, foreign_colors
 
 _WORDS = (
     # English
@@ -50,3 +63,18 @@ def names_the_strip(request: str) -> bool:
     if _OTHER_DEVICE.search(text) or _VERB.search(text) or _NOT.search(text):
         return False
     return _NAME.search(text) is not None
+
+
+def said_colors(current: Callable[[], LedState]) -> SaidIn:
+    """The LED's ``said_in``: the CSS names of the colours a request names in another
+    language, the colour of the ``current()`` strip (read only then) and the words for
+    off."""
+
+    def said_in(request: str) -> set[str]:
+        said = set(OFF_COLORS) | foreign_colors(fold(request))
+        shown = current().summary().get("color")
+        if isinstance(shown, str):
+            said.add(shown)
+        return said
+
+    return said_in

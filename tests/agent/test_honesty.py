@@ -25,7 +25,7 @@ from edgeagent.tools import make_tool, tool, tools_from
 from edgeagent.tools.calls import get_call_format
 from edgeagent.tools.executor import ToolExecutor
 from edgeagent.tools.registry import ToolRegistry
-from edgeagent.tools.tool import USER_WORDS, NamedIn
+from edgeagent.tools.tool import USER_WORDS, NamedIn, SaidIn
 from tests.agent.scripted_agent import run_turn
 from tests.agent.stub_llm import StubLLM
 
@@ -57,13 +57,17 @@ def fence(name: str, **arguments: Any) -> str:
 
 
 def make(
-    rules: list[Rule], *, default: str = "Okay.", named_in: NamedIn | None = None
+    rules: list[Rule],
+    *,
+    default: str = "Okay.",
+    named_in: NamedIn | None = None,
+    said_in: SaidIn | None = None,
 ) -> tuple[Agent, ScriptedEngine, Strip]:
-    """An agent with a :class:`Strip`'s tools (``led`` named by ``named_in``)."""
+    """An agent with a :class:`Strip`'s tools (``led`` with ``named_in``, ``said_in``)."""
     strip = Strip()
     engine = ScriptedEngine(rules, default=default, context_window=4096, chunk_size=4)
     tools = [
-        dataclasses.replace(t, named_in=named_in) if t.name == "led" else t
+        dataclasses.replace(t, named_in=named_in, said_in=said_in) if t.name == "led" else t
         for t in tools_from(strip, plugin="test")
     ]
     call_format = get_call_format("fence")

@@ -1,5 +1,6 @@
 """A request that names the acting tool's device itself faces no side question
-(:attr:`edgeagent.tools.tool.Tool.named_in`, :meth:`SideChecks.off_target`)."""
+(:attr:`edgeagent.tools.tool.Tool.named_in`); a value nobody said, for a request that
+does not name it, is a guess (:attr:`~edgeagent.tools.tool.Tool.said_in`)."""
 
 from __future__ import annotations
 
@@ -47,3 +48,50 @@ def test_a_call_the_request_does_not_name_still_faces_the_side_questions(
     assert strip.commands == []
     assert answer.text.startswith("I can't do that here")
     assert any(r.aside for r in engine.requests)
+
+
+def guessing_agent(rules: list[Rule]) -> tuple[Agent, ScriptedEngine, Strip]:
+    """An agent whose ``led`` says its values (French colours), every side question
+    answered "yes"."""
+    agent, engine, strip = make(
+        [(r"Answer yes or no", "yes"), *rules],
+        named_in=names_the_strip,
+        said_in=lambda request: {"pink"} if "rose" in request else set(),
+    )
+    agent.check_target = True
+    return agent, engine, strip
+
+
+@pytest.mark.parametrize(
+    "prompt", ["¿Puedes encender el ahumador?", "Tu peux aussi ouvrir la fenêtre ?"]
+)
+def test_an_acting_call_with_a_value_nobody_said_is_refused(prompt: str) -> None:
+    # The smoker and the window came as the LED in red, and both questions said yes.
+    agent, engine, strip = guessing_agent([(r".", fence("led", color="red"))])
+    answer = final(run_turn(agent, prompt))
+    assert strip.commands == []
+    assert answer.text == "I can't do that here: none of my devices can do that."
+    assert not any(r.aside for r in engine.requests)  # refused before any question
+
+
+@pytest.mark.parametrize(
+    ("prompt", "color"),
+    [
+        ("make it red please", "red"),
+        ("Mets la bande en rose", "pink"),  # said in another language (said_in)
+        ("could the light be red?", "red"),  # named: no question, and red was said
+        ("the lights please, warm white", "white"),
+    ],
+)
+def test_an_acting_call_with_values_the_user_said_runs(prompt: str, color: str) -> None:
+    agent, _, strip = guessing_agent([(r".", fence("led", color=color))])
+    final(run_turn(agent, prompt))
+    assert strip.commands == [color]
+
+
+def test_a_value_said_in_an_earlier_turn_counts_as_said() -> None:
+    agent, _, strip = guessing_agent([(r".", fence("led", color="teal"))])
+    conversation = agent.new_conversation("g1")
+    final(run_turn(agent, "teal, please", conversation))
+    final(run_turn(agent, "again, do it once more", conversation))
+    assert strip.commands == ["teal", "teal"]

@@ -19,7 +19,7 @@ from edgeagent_led.backends import BACKENDS, LedBackend
 from edgeagent_led.backends.mock import MockLed
 from edgeagent_led.backends.spi import SPI_HZ, SpiLed, encode_ws2812
 from edgeagent_led.controller import LedController
-from edgeagent_led.names import names_the_strip
+from edgeagent_led.names import names_the_strip, said_colors
 from edgeagent_led.options import LedOptions
 from edgeagent_led.strip import LedState
 
@@ -776,3 +776,10 @@ def test_on_a_raspberry_pi_the_default_backend_is_a_warning(
 )
 def test_a_request_names_the_strip_by_the_words_people_use(request_: str, named: bool) -> None:
     assert names_the_strip(request_) is named
+
+
+def test_the_colours_a_request_says_are_its_colours_in_any_language_and_the_strips() -> None:
+    shown = LedState.dark(8).with_color("#008080", 0, 7)  # teal
+    said_in = said_colors(lambda: shown)
+    assert {"blue", "teal", "off"} <= set(said_in("Mach das Licht bitte blau"))
+    assert "red" not in said_in("¿Puedes encender el ahumador?")
