@@ -22,8 +22,8 @@ the first LED calls with a colour no user message said (in any language the stri
 knows), for requests that do not name the strip, were 29 for no-tool turns (7 of them
 ran) and 3 for LED requests: two ``#rrggbb`` colours (said, as written) and
 "Aquarienlicht ... dunkelblau" (said, once read as darkblue). Such a call is a guess and
-does not run. Keeping the colour the strip shows guesses nothing, and "off" is the
-switch, not a colour.
+does not run. Keeping the colour the strip shows guesses nothing, and "off" where the
+request says to switch off is the switch, not a colour.
 """
 
 from __future__ import annotations
@@ -65,13 +65,22 @@ def names_the_strip(request: str) -> bool:
     return _NAME.search(text) is not None
 
 
+_OFF = re.compile(
+    r"\b(?:off|out|dark|kill|shut|aus|ausschalten|eteins|eteindre|eteignez|apaga|apague|"
+    r"apagar|spegni|spegnere|desliga|desligar|slack|sluk|wyłacz|wylacz|uit)\b"
+)
+"""A request to switch it off, where "off" as a colour is no guess."""
+
+
 def said_colors(current: Callable[[], LedState]) -> SaidIn:
     """The LED's ``said_in``: the CSS names of the colours a request names in another
-    language, the colour of the ``current()`` strip (read only then) and the words for
-    off."""
+    language, the colour of the ``current()`` strip (read only then) and, where it says
+    to switch off, the words for off. "close the blackout blind behind me" came on a
+    second look as ``color: "off"``: no word of it says off."""
 
     def said_in(request: str) -> set[str]:
-        said = set(OFF_COLORS) | foreign_colors(fold(request))
+        folded = fold(request)
+        said = foreign_colors(folded) | (set(OFF_COLORS) if _OFF.search(folded) else set())
         shown = current().summary().get("color")
         if isinstance(shown, str):
             said.add(shown)

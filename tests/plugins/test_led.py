@@ -781,5 +781,7 @@ def test_a_request_names_the_strip_by_the_words_people_use(request_: str, named:
 def test_the_colours_a_request_says_are_its_colours_in_any_language_and_the_strips() -> None:
     shown = LedState.dark(8).with_color("#008080", 0, 7)  # teal
     said_in = said_colors(lambda: shown)
-    assert {"blue", "teal", "off"} <= set(said_in("Mach das Licht bitte blau"))
+    assert {"blue", "teal"} <= set(said_in("Mach das Licht bitte blau"))
     assert "red" not in said_in("¿Puedes encender el ahumador?")
+    assert "off" in said_in("apaga la luz") and "off" in said_in("lights out, bedtime")
+    assert "off" not in said_in("also can you close the blackout blind behind me")
