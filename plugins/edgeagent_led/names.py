@@ -28,11 +28,14 @@ request says to switch off is the switch, not a colour.
 
 from __future__ import annotations
 
+import logging
 import re
 from collections.abc import Callable
 
-from edgeagent.plugin import SaidIn, fold
+from edgeagent.plugin import HardwareError, SaidIn, ToolError, fold
 from edgeagent_led.strip import OFF_COLORS, LedState, foreign_colors
+
+log = logging.getLogger(__name__)
 
 _WORDS = (
     # English
@@ -81,7 +84,11 @@ def said_colors(current: Callable[[], LedState]) -> SaidIn:
     def said_in(request: str) -> set[str]:
         folded = fold(request)
         said = foreign_colors(folded) | (set(OFF_COLORS) if _OFF.search(folded) else set())
-        shown = current().summary().get("color")
+        try:
+            shown = current().summary().get("color")
+        except (HardwareError, ToolError) as error:  # a missing strip: its call says so
+            log.info("the strip's colour is unknown here: %s", error)
+            shown = None
         if isinstance(shown, str):
             said.add(shown)
         return said

@@ -25,7 +25,7 @@ from edgeagent_led.strip import LedState
 
 from edgeagent.compose import build_tools
 from edgeagent.config import Config, ToolsConfig
-from edgeagent.errors import HardwareError
+from edgeagent.errors import HardwareError, SimulatorUnreachableError
 from edgeagent.plugin import PluginContext, make_tool
 from edgeagent.testing import BackendContract, LoadedPlugin, PluginContract, load_plugin
 from edgeagent.tools.executor import ToolCall, ToolExecutor
@@ -785,3 +785,10 @@ def test_the_colours_a_request_says_are_its_colours_in_any_language_and_the_stri
     assert "red" not in said_in("¿Puedes encender el ahumador?")
     assert "off" in said_in("apaga la luz") and "off" in said_in("lights out, bedtime")
     assert "off" not in said_in("also can you close the blackout blind behind me")
+
+
+def test_the_colours_a_request_says_without_a_strip_are_its_words_alone() -> None:
+    def unreachable() -> LedState:
+        raise SimulatorUnreachableError("LED simulator at http://127.0.0.1:1 is not running")
+
+    assert set(said_colors(unreachable)("Mach das Licht bitte blau")) == {"blue"}
