@@ -69,7 +69,7 @@ from edgeagent.tools.tool import (
     tool,
     tools_from,
 )
-from edgeagent.tools.words import fold, plain
+from edgeagent.tools.words import fold, one_slip, plain
 
 __all__ = [
     "BUSY_WAIT_S",
@@ -102,6 +102,7 @@ __all__ = [
     "hookimpl",
     "is_raspberry_pi",
     "make_tool",
+    "one_slip",
     "plain",
     "tool",
     "tools_from",

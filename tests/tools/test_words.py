@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from edgeagent.plugin import fold, plain
+from edgeagent.plugin import fold, one_slip, plain
 
 
 @pytest.mark.parametrize(
@@ -24,3 +24,23 @@ from edgeagent.plugin import fold, plain
 def test_fold_and_plain(text: str, folded: str, plained: str) -> None:
     assert fold(text) == folded
     assert plain(text) == plained
+
+
+@pytest.mark.parametrize(
+    ("written", "meant"),
+    [("yelow", "yellow"), ("lihgts", "lights"), ("purpel", "purple"), ("magneta", "magenta"),
+     ("orangee", "orange"), ("turqoise", "turquoise")],
+)  # fmt: skip
+def test_one_slip_reads_a_word_typed_with_one_slip(written: str, meant: str) -> None:
+    assert one_slip(written, meant)
+
+
+@pytest.mark.parametrize(
+    ("written", "meant"),
+    [("red", "bed"), ("blue", "blues"), ("yellow", "yellow"), ("purple", "people"),
+     ("orange", "oranges!!"), ("silver", "sliver-x")],
+)  # fmt: skip
+def test_one_slip_is_not_a_short_word_the_same_word_or_two_slips(
+    written: str, meant: str
+) -> None:
+    assert not one_slip(written, meant)
