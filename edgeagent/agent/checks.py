@@ -30,7 +30,7 @@ from edgeagent.llm.base import LLM, GenerateRequest
 from edgeagent.tools.executor import ToolCall
 from edgeagent.tools.registry import ToolRegistry
 from edgeagent.tools.tool import ToolKind
-from edgeagent.tools.words import fold, plain
+from edgeagent.tools.words import fold, one_form, plain
 
 log = logging.getLogger(__name__)
 
@@ -203,7 +203,7 @@ class SideChecks:
                 if not isinstance(value, str) or not value.strip():
                     continue  # missing or malformed: the executor's error says so
                 first = plain(value.split(",")[0])
-                if first and first not in heard:
+                if first and not _named_by(first, heard):
                     log.info("%s %s=%r was never said by the user", call.name, name, value)
                     return f"Which {name} do you mean? I use only a {name} you name."
         return None
@@ -429,6 +429,17 @@ class SideChecks:
 
 FILE_SUFFIX = re.compile(r"(?<=\w)\.[A-Za-z]\w{0,4}$")
 """A file name's extension (``.txt``, ``.md``, ``.log``)."""
+
+
+def _named_by(name: str, heard: str) -> bool:
+    """Whether the user's words ``heard`` (plain) hold ``name`` (plain), word for word
+    or each word in another form (:func:`~edgeagent.tools.words.one_form`): "Jaka
+    będzie jutro pogoda w Gdyni?" came as ``location: "Gdynia"``, the name's own form,
+    and was asked back as a place nobody named (blind prompts)."""
+    if name in heard:
+        return True
+    said = heard.split()
+    return all(any(word == s or one_form(word, s) for s in said) for word in name.split())
 
 
 def _carries_a_number(call: ToolCall, prompt: str, earlier: str) -> bool:

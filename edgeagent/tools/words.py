@@ -43,3 +43,27 @@ def one_slip(written: str, meant: str) -> bool:
         swapped = len(a) >= 2 and a[0] == b[1] and a[1] == b[0] and a[2:] == b[2:]
         return a[1:] == b[1:] or swapped
     return a[1:] == b if len(a) > len(b) else a == b[1:]
+
+
+STEM_MIN = 4
+"""The shortest stem two forms of a word share: "Gdyni" and "Gdynia", not "Oslo" and
+"Osaka"."""
+ENDING_MAX = 4
+"""The longest ending a form of a word adds to its stem: "Tampereella" is Tampere."""
+
+
+def one_form(written: str, said: str) -> bool:
+    """Whether ``written`` is a form of the word ``said`` with another ending, as
+    Polish, Czech or Finnish inflect a name ("w Gdyni" for Gdynia, "Tampereella" for
+    Tampere, "w Warszawie" for Warszawa): a shared stem of at least :data:`STEM_MIN`
+    letters, and endings of at most :data:`ENDING_MAX`. The model writes the name's own
+    form, and a check of the user's words must read it as said. Two letters of the
+    shorter word may change only after a long stem ("Warszawie"): "Bergen" is not
+    "Bergamo"."""
+    stem = 0
+    while stem < min(len(written), len(said)) and written[stem] == said[stem]:
+        stem += 1
+    left = min(len(written), len(said)) - stem
+    endings = (len(written) - stem, len(said) - stem)
+    changed = left <= 1 or (left <= 2 and stem >= STEM_MIN + 2)
+    return stem >= STEM_MIN and changed and max(endings) <= ENDING_MAX

@@ -786,6 +786,8 @@ def test_a_place_no_user_message_named_is_asked_for_not_made_up() -> None:
             (r"hate rain", fence("weather", location="Oslo")),  # the primer's city
             (r"Múnich", fence("weather", location="Munich")),
             (r"Paris", fence("weather", location="Paris, France")),
+            (r"Gdyni", fence("weather", location="Gdynia")),
+            (r"Tampereella", fence("weather", location="Tampere")),
         ],
         default="Okay.",
         context_window=4096,
@@ -802,6 +804,10 @@ def test_a_place_no_user_message_named_is_asked_for_not_made_up() -> None:
     assert final(run_turn(agent, "¿qué tiempo hace en Múnich?", conversation)).tool_calls
     assert final(run_turn(agent, "and Paris?", conversation)).tool_calls
     assert places.asked == ["Tokyo", "Munich", "Paris, France"]
+    # Nor is a name the user inflected ("w Gdyni", "Tampereella"), in its own form.
+    assert final(run_turn(agent, "Jaka będzie pogoda w Gdyni?", conversation)).tool_calls
+    assert final(run_turn(agent, "Millainen sää on Tampereella?", conversation)).tool_calls
+    assert places.asked[-2:] == ["Gdynia", "Tampere"]
 
 
 @pytest.mark.parametrize(
