@@ -30,7 +30,7 @@ from edgeagent.llm.base import LLM, GenerateRequest
 from edgeagent.tools.executor import ToolCall
 from edgeagent.tools.registry import ToolRegistry
 from edgeagent.tools.tool import ToolKind
-from edgeagent.tools.words import fold, one_form, plain
+from edgeagent.tools.words import fold, one_form, one_slip, plain
 
 log = logging.getLogger(__name__)
 
@@ -294,7 +294,10 @@ class SideChecks:
 
     def _unheard(self, call: ToolCall, *, said: str, request: str) -> Callable[[object], bool]:
         """Whether a value of ``call`` is one no user message ``said`` (:meth:`unsaid`).
-        Two said words written as one ("skyblue" for "sky blue") count as said."""
+        Two said words written as one ("skyblue" for "sky blue") count as said, and so
+        does a word the user typed with one slip (:func:`~edgeagent.tools.words.one_slip`):
+        "tunr the lihgts to yelow" came as ``color: "yellow"`` and was refused as a
+        guess (blind prompts)."""
         heard = plain(said)
         spoken = heard.split()
         joined = {a + b for a, b in itertools.pairwise(spoken)}  # "sky blue"
@@ -311,7 +314,9 @@ class SideChecks:
                 return _number(str(abs(value))) not in numbers
             if isinstance(value, str) and not value.startswith("-"):
                 words = plain(FILE_SUFFIX.sub("", value))
-                return bool(words) and f" {words} " not in f" {heard} " and words not in joined
+                if not words or f" {words} " in f" {heard} " or words in joined:
+                    return False
+                return not any(one_slip(s, words) for s in spoken)  # "yelow" is yellow
             return False
 
         return unheard

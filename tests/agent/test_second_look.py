@@ -235,6 +235,10 @@ def test_said_only(arguments: dict[str, Any], said: str, kept: dict[str, Any] | 
         ({"arguments": ["notes.txt"]}, "show me notes", None),
         ({"arguments": ["shopping.txt"]}, "display the todo list", "shopping.txt"),
         ({"arguments": ["todo.txt.bak"]}, "display the todo list", "todo.txt.bak"),
+        # A word typed with one slip is said; a short word one letter off is not.
+        ({"color": "yellow"}, "tunr the lihgts to yelow", None),
+        ({"color": "purple"}, "purpel please", None),
+        ({"color": "red"}, "make the bed", "red"),
     ],
 )
 def test_unsaid(arguments: dict[str, Any], said: str, unsaid: str | None) -> None:
