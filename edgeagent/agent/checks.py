@@ -181,12 +181,15 @@ class SideChecks:
         (``earlier``: its request, and all of it): a read call that carries a number
         from there, or an acting call for a request that says "it" or "them" ("centre
         it over the crib, dead middle" after "how far off centre is the cot camera?",
-        refused alone; blind prompts). The capability question that follows an acting
+        refused alone; blind prompts), where the request may go on from there at all
+        (:func:`~edgeagent.agent.honesty.continues`: "who wrote pride and prejudice"
+        came as ``math`` with ``ans * 2`` after a square root, and passed asked with
+        it; blind prompts). The capability question that follows an acting
         call's "yes" is asked of this request alone: "turn on the fan, it's hot" after
         an LED turn is no LED request."""
         if self.registry.get(call.name).kind is ToolKind.ACT:
             return honesty.refers_back(prompt)
-        return _carries_a_number(call, prompt, earlier[1])
+        return honesty.continues(prompt) and _carries_a_number(call, prompt, earlier[1])
 
     def made_up(self, calls: Sequence[ToolCall], *, said: str) -> str | None:
         """A question back when a call's argument that must be the user's own words

@@ -71,6 +71,12 @@ _QUESTION = re.compile(
 # A word that stands for something named before: "centre it over the crib", "dim them
 # to 35", "put that back" (English; a referent in another language is left alone).
 _REFERS_BACK = re.compile(r"\b(?:it|its|them|they|that|those|this|these|there)\b", re.IGNORECASE)
+# A request's first word that joins it to the turn before: "and if I do that 4 times a
+# week?", "now knock 10% off", "y la mitad?", "und morgen?".
+_JOINS = re.compile(
+    r"^\W*(?:and|then|now|so|plus|also|ok(?:ay)?|y|e|und|et|en|och|i|ed|pero|aber|mais)\b",
+    re.IGNORECASE,
+)
 # A tool's reply written by the model itself.
 _FAKE_RESULT = re.compile(r"</?tool_response>|\"(?:ok|result)\"\s*:", re.IGNORECASE)
 # A measured value stated as fact: weather, temperatures, disk and memory figures.
@@ -128,6 +134,13 @@ def refers_back(request: str) -> bool:
     """True when ``request`` says "it", "them", "that" or the like: what it is about
     may be named only in an earlier turn."""
     return bool(_REFERS_BACK.search(request))
+
+
+def continues(request: str) -> bool:
+    """True when ``request`` may go on from the turn before: it refers back
+    (:func:`refers_back`), holds a number, or opens with "and", "now", "then" or the
+    like. "who wrote pride and prejudice", after a square root, does none of these."""
+    return refers_back(request) or has_number(request) or bool(_JOINS.search(request))
 
 
 def fakes_result(text: str) -> bool:

@@ -503,6 +503,7 @@ def calorie_agent(rules: list[Rule]) -> tuple[Agent, TitledCalculator]:
             (r"^45 minutes", fence("math", expression="45*9")),
             (r"^and if I do that", fence("math", expression="405*4")),
             (r"^and the capital", fence("math", expression="405*4")),
+            (r"^who wrote", fence("math", expression="405*4")),
         ],
         default="no",
         context_window=4096,
@@ -529,6 +530,36 @@ def test_a_call_carrying_an_earlier_result_is_still_refused_when_both_turns_say_
     answer = final(run_turn(agent, "and the capital of Peru?", conversation))
     assert calculator.asked == ["45*9"]
     assert answer.text == "I can't do that here: math is for a math problem, not for this."
+
+
+def test_a_call_carrying_an_earlier_result_for_a_request_that_goes_on_from_nothing_is_refused() -> (
+    None
+):
+    # Asked with the turn before, the model would say yes: the request itself neither
+    # refers back, nor holds a number, nor opens with "and", so it is not asked again.
+    agent, calculator = calorie_agent([(r'Request: "45 minutes at 9 a minute\? who wrote', "yes")])
+    conversation = agent.new_conversation("s")
+    final(run_turn(agent, "45 minutes at 9 a minute?", conversation))
+    answer = final(run_turn(agent, "who wrote pride and prejudice", conversation))
+    assert calculator.asked == ["45*9"]
+    assert answer.text == "I can't do that here: math is for a math problem, not for this."
+
+
+@pytest.mark.parametrize(
+    ("request_", "goes_on"),
+    [
+        ("and if I do that 4 times a week?", True),
+        ("now knock 10% off", True),
+        ("y la mitad?", True),
+        ("und morgen?", True),
+        ("multiply it by six", True),
+        ("who wrote pride and prejudice", False),
+        ("what's the capital of Peru?", False),
+        ("tell me a joke", False),
+    ],
+)
+def test_continues(request_: str, goes_on: bool) -> None:
+    assert honesty.continues(request_) is goes_on
 
 
 def test_new_numbers() -> None:
