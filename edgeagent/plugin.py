@@ -56,6 +56,7 @@ from edgeagent.tools.device import (
 from edgeagent.tools.plugins import GROUP, PluginContext, Register, hookimpl
 from edgeagent.tools.tool import (
     USER_WORDS,
+    AskedIn,
     NamedIn,
     Recall,
     Reread,
@@ -63,6 +64,7 @@ from edgeagent.tools.tool import (
     Tool,
     ToolKind,
     ToolResult,
+    WrapAsked,
     WrapHandler,
     WrapReread,
     make_tool,
@@ -75,6 +77,7 @@ __all__ = [
     "BUSY_WAIT_S",
     "GROUP",
     "USER_WORDS",
+    "AskedIn",
     "Backend",
     "Backends",
     "Closeable",
@@ -95,6 +98,7 @@ __all__ = [
     "ToolError",
     "ToolKind",
     "ToolResult",
+    "WrapAsked",
     "WrapHandler",
     "WrapReread",
     "board_model",

@@ -89,6 +89,10 @@ class SideChecks:
         holds, is a guess and is refused, unless the request names the device
         (:meth:`_guessed`).
 
+        A titled read tool that says what it answers (:attr:`~edgeagent.tools.tool.
+        Tool.asked_in`: the shell's ``wc``, a count) is refused by its topic, without
+        the question, for a request that asks no such thing.
+
         ``earlier``, the turn before (its request, and all of it as the model read it):
         a call that continues it (:meth:`_continues`) gets a "no" to this request alone
         asked again of both requests together.
@@ -118,6 +122,12 @@ class SideChecks:
             if changes and not honesty.asks_a_question(prompt):
                 log.info("read call %s for an order to change: %r", tool.name, prompt[:60])
                 return Refusal(_ONLY_READS.format(tool=tool.name))
+            if not changes and tool.asked_in is not None and not tool.asked_in(prompt):
+                log.info("%s does not answer what %r asks", tool.name, prompt[:60])
+                return Refusal(
+                    f"I can't do that here: {tool.name} is for {tool.title}, not for this.",
+                    off_topic=True,
+                )
             answer = await self.ask(
                 target_question(prompt, tool.title or tool.description), session=session
             )

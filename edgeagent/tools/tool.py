@@ -40,6 +40,11 @@ NamedIn = Callable[[str], bool]
 """Whether a request names a tool's device itself (see :attr:`Tool.named_in`)."""
 SaidIn = Callable[[str], Collection[Any]]
 """The values a request says in a tool's own terms (see :attr:`Tool.said_in`)."""
+AskedIn = Callable[[str], bool]
+"""Whether a request asks what a read tool answers (see :attr:`Tool.asked_in`)."""
+WrapAsked = Callable[[str, str], bool]
+"""Whether a request asks what a ``.tool`` wrapper answers (``template, request ->
+bool``; see :attr:`Tool.asked_wrapped`)."""
 WrapReread = Callable[[str, list[str], str], "list[str] | None"]
 """A ``.tool`` wrapper's argument list as the user's request says it (``template,
 arguments, request -> arguments``), or ``None`` to run it as the model wrote it (see
@@ -144,9 +149,18 @@ class Tool:
     value that no user message said, for a request that does not name the device
     (:attr:`named_in`), is a guess and does not run
     (:meth:`~edgeagent.agent.checks.SideChecks.off_target`)."""
+    asked_in: AskedIn | None = None
+    """Whether a request asks what this titled read tool answers: a call for a request
+    that does not is off its topic, refused without the topic question and looked at
+    again among its siblings (:meth:`~edgeagent.agent.checks.SideChecks.off_target`).
+    The shell's ``wc`` answers a count: "what's on my todo list?" came as ``wc todo``,
+    and the topic question said yes (blind prompts)."""
     reread_wrapped: WrapReread | None = None
     """A wrappable tool's :attr:`reread` for the ``.tool`` files that wrap it, which
     see only their argument list (the shell: ``wc`` asked for lines runs ``wc -l``)."""
+    asked_wrapped: WrapAsked | None = None
+    """A wrappable tool's :attr:`asked_in` for the ``.tool`` files that wrap it, given
+    their command template (the shell: ``wc`` answers only a request for a count)."""
 
     @property
     def is_async(self) -> bool:

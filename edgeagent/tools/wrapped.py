@@ -34,7 +34,7 @@ from pydantic import ConfigDict, Field, StrictStr, ValidationError, create_model
 from edgeagent.errors import ToolArgumentError, ToolDefinitionError
 from edgeagent.tools.executor import as_argument_list, describe_validation_error
 from edgeagent.tools.registry import ToolRegistry
-from edgeagent.tools.tool import Reread, Tool
+from edgeagent.tools.tool import AskedIn, Reread, Tool
 
 log = logging.getLogger(__name__)
 
@@ -209,6 +209,7 @@ def build_wrapped_tool(spec: ToolFile, target: Tool) -> Tool:
         name=spec.name,
         description=spec.description,
         reread=_reread(target, template),
+        asked_in=_asked(target, template),
         parameters=schema,
         func=func,
         arguments_model=model,
@@ -221,6 +222,15 @@ def build_wrapped_tool(spec: ToolFile, target: Tool) -> Tool:
         extra={"wrapped": target.name, "command": template},
         runs_as=runs_as,
     )
+
+
+def _asked(target: Tool, template: str) -> AskedIn | None:
+    """The wrapper's :attr:`~edgeagent.tools.tool.Tool.asked_in`: the ``target``'s
+    :attr:`~edgeagent.tools.tool.Tool.asked_wrapped` for this ``template``."""
+    asked = target.asked_wrapped
+    if asked is None:
+        return None
+    return lambda request: asked(template, request)
 
 
 def _reread(target: Tool, template: str) -> Reread | None:

@@ -40,7 +40,7 @@ from edgeagent_shell.hints import (
 )
 from edgeagent_shell.policy import DEFAULT_ALLOW, RUNNERS, ShellPolicy, resolve_roots
 from edgeagent_shell.runner import RunResult, redact, run_command, secret_values
-from edgeagent_shell.said import command_as_said, wrapped_as_said
+from edgeagent_shell.said import asks_a_count, command_as_said, wrapped_as_said
 
 ARGUMENTS_TOKEN = "{arguments}"
 ANSWER_CHARS = 600
@@ -197,13 +197,15 @@ def build_shell_tool(options: ShellOptions, *, base: Path) -> Tool:
     # The executor's own timeout backs up the runner's, which kills the process first.
     # "commands": a call of an unknown tool named after one of these (the model writes
     # {"name": "ps"}) runs as that shell command (ToolExecutor.resolve). "How many
-    # lines" runs wc -l, in a command or a wrapper's list (edgeagent_shell.said).
+    # lines" runs wc -l, in a command or a wrapper's list, and a wc wrapper answers
+    # only a request for a count (edgeagent_shell.said).
     return replace(
         make_tool(shell.shell, plugin="shell"),
         timeout_s=options.timeout_s + 2,
         extra={"commands": tuple(sorted(options.allow))},
         reread=command_as_said,
         reread_wrapped=wrapped_as_said,
+        asked_wrapped=asks_a_count,
     )
 
 

@@ -6,6 +6,11 @@ reads three numbers for one question, and the next turn ("if every line is 48 by
 how many bytes is that?") computed with all three (two blind prompt sets, five turns).
 A request that asks for one count (lines or rows, words, characters, bytes) and a
 ``wc`` given no option of its own counts only that.
+
+Asked "what's on my todo list?", the model called ``wc todo`` (three blind prompt sets,
+and the topic question said yes each time): counts for a request that asks none. A
+``wc`` wrapper answers only a request for a count (:func:`asks_a_count`); any other is
+off its topic, and the agent looks among the other wrappers (``cat``).
 """
 
 from __future__ import annotations
@@ -23,6 +28,12 @@ COUNTS = {
     "-c": r"bytes?|octets?",
 }
 _COUNTS = {option: re.compile(rf"\b(?:{words})\b") for option, words in COUNTS.items()}
+_ASKED = re.compile(
+    r"\b(?:how\s+(?:many|much|long|big)|count\w*|number\s+of|total|wie\s*viele?|"
+    r"combien|cuant[oa]s|quant[ioae]s?|hoeveel|ile|hur\s+m[aå]nga|zahl|nombre\s+de|"
+    r"numero\s+de|size|length)\b"
+)
+"""A request for a count in words other than what is counted: "how many", "count"."""
 _OPTION = re.compile(r"^-[a-zA-Z]|^--(?:lines|words|chars|bytes|max-line-length)$")
 
 
@@ -35,6 +46,17 @@ def count_as_said(argv: list[str], request: str) -> list[str] | None:
     if len(asked) != 1:
         return None  # none, or "lines and words": wc's own three counts answer it
     return [argv[0], asked[0], *argv[1:]]
+
+
+def asks_a_count(template: str, request: str) -> bool:
+    """The shell's ``asked_wrapped``: whether the ``request`` asks what a wrapper of
+    ``template`` answers. A ``wc`` asks for a count ("how many lines", "count the
+    words", "Combien de lignes"); every other wrapper answers whatever its topic
+    question says."""
+    if template.split(" ", 1)[0] != "wc":
+        return True
+    folded = fold(request)
+    return bool(_ASKED.search(folded)) or any(w.search(folded) for w in _COUNTS.values())
 
 
 def command_as_said(arguments: dict[str, Any], request: str) -> dict[str, Any] | None:

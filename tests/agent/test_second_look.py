@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import dataclasses
 import json
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
@@ -102,11 +103,15 @@ def agent_for(
     without: dict[str, str] | None = None,
     elsewhere: dict[str, str] | None = None,
     wrapped: bool = False,
+    asked: dict[str, Callable[[str], bool]] | None = None,
 ) -> Agent:
-    """``wrapped``: the tools wrap one tool, as the shell's ``ls`` and ``cat`` do."""
+    """``wrapped``: the tools wrap one tool, as the shell's ``ls`` and ``cat`` do;
+    ``asked``: the ``asked_in`` of tools by name."""
     tools = tools_from(strip, plugin="test")
     if wrapped:
         tools = [dataclasses.replace(t, extra={"wrapped": "shell"}) for t in tools]
+    asked = asked or {}
+    tools = [dataclasses.replace(t, asked_in=asked.get(t.name)) for t in tools]
     return Agent(
         llm=model,  # type: ignore[arg-type]
         executor=ToolExecutor(ToolRegistry(tools)),
@@ -390,6 +395,23 @@ def test_a_wrapper_s_call_refused_by_its_title_stays_refused_when_no_other_fits(
     assert isinstance(answer, FinalAnswer)
     assert answer.text == "I can't do that here: ls is for List directory, not for this."
     assert shelf.listed == [] and shelf.shown == [] and answer.tool_calls == []
+
+
+def test_a_wrapper_s_call_for_a_request_it_does_not_answer_gets_one_look_without_it() -> None:
+    # "what's on my todo list?" came as wc todo, and the topic question said yes: a
+    # tool that says what it answers (asked_in: a count) is refused without asking,
+    # and the look without it reads the file.
+    shelf = Shelf()
+    model = Reader(
+        said=fence("ls", path="todo.md"),
+        forced={"without ls": fence("cat", path="todo.md")},
+        about=("List directory", "Show a file"),
+    )
+    asked = {"ls": lambda request: "how many" in request}
+    agent = agent_for(model, shelf, without=WITHOUT, wrapped=True, asked=asked)
+    answer = run_turn(agent, "what's on my todo list?")[-1]
+    assert isinstance(answer, FinalAnswer) and answer.text == "Your notes say: buy milk."
+    assert shelf.listed == [] and shelf.shown == ["todo.md"]
 
 
 class Desk:

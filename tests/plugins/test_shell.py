@@ -19,6 +19,9 @@ from edgeagent.errors import ConfigError, ToolDeniedError, ToolError
 from edgeagent.tools import PluginContext, Tool
 from edgeagent.tools.executor import ToolCall, ToolExecutor
 from edgeagent.tools.registry import ToolRegistry
+from edgeagent.tools.wrapped import load_wrapped_tools
+
+ROOT = Path(__file__).resolve().parents[2]
 
 CANARY = b"canary: if this changes, a command escaped\n"
 
@@ -338,3 +341,26 @@ def test_a_count_the_request_asks_for_is_the_one_wc_counts(
     assert shell.reread is not None
     again = shell.reread({"command": command}, request_)
     assert (again and again["command"]) == read
+
+
+@pytest.mark.parametrize(
+    ("request_", "asks"),
+    [
+        ("how many lines are in notes.txt?", True),
+        ("count the words in my notes", True),
+        ("Combien de lignes y a-t-il dans le journal ?", True),
+        ("¿Cuántas filas tiene data.csv?", True),
+        ("how big is the log", True),
+        ("what's on my todo list?", False),
+        ("show me what my notes say", False),
+        ("was steht in todo.md?", False),
+    ],
+)
+def test_a_wc_wrapper_answers_only_a_request_for_a_count(
+    tree: Path, request_: str, asks: bool
+) -> None:
+    registry = ToolRegistry([make_shell(tree)])
+    assert load_wrapped_tools(ROOT / "config" / "tools.d", registry) == []
+    wc, cat = registry.get("wc"), registry.get("cat")
+    assert wc.asked_in is not None and wc.asked_in(request_) is asks
+    assert cat.asked_in is not None and cat.asked_in(request_)  # its topic question decides
