@@ -35,7 +35,8 @@ from edgeagent.tools.words import fold, one_form, one_slip, plain
 log = logging.getLogger(__name__)
 
 
-_NO_DEVICE = "I can't do that here: none of my devices can do that."
+NO_DEVICE = "I can't do that here: none of my devices can do that."
+"""The refusal of a request no device serves."""
 _ONLY_READS = (
     "I can't do that here: {tool} only reads; none of my tools can change, delete or create files."
 )
@@ -111,7 +112,7 @@ class SideChecks:
             guess = self._guessed(call, prompt, said or prompt)
             if guess is not None:
                 log.info("%s %r: %r was never said", tool.name, call.arguments, guess)
-                return Refusal(_NO_DEVICE)
+                return Refusal(NO_DEVICE)
             acts = tool.kind is ToolKind.ACT
             # A change asked of a wrapper that reads ("ok delete it" as ls notes.txt,
             # "clear the log please" as tail log) faces the reader question even on the
@@ -147,7 +148,7 @@ class SideChecks:
                 continue
             off_topic = not asked_more  # the topic question's own "no"
             if acts:
-                return Refusal(_NO_DEVICE, off_topic)
+                return Refusal(NO_DEVICE, off_topic)
             if changes:
                 return Refusal(_ONLY_READS.format(tool=tool.name))
             if not strict and len(calls) == 1:

@@ -42,6 +42,14 @@ _REFUSAL = re.compile(
     r"|\bI\s+can't\b|\bnone\s+of\s+my\s+(?:tools|devices)\b|^\s*sorry\b",
     re.IGNORECASE,
 )
+# A promise instead of the deed: "Ja, ich kann die Heizung anmachen." for "Kannst du auch
+# die Heizung anmachen?", "Yes, I can turn the camera", "Ja, ik kan de gordijnen dichtdoen".
+_PROMISE = re.compile(
+    r"^\W*(?:yes|yeah|sure|of\s+course|certainly|ja|klar|oui|bien\s+s[uû]r|s[ií]|claro|certo|"
+    r"sim|tak|zeker)\b[\s,!.]*(?:I\s+can|I\s+will|I'll|ich\s+kann|kann\s+ich|ich\s+werde|"
+    r"je\s+peux|je\s+vais|puedo|posso|kan\s+ik|ik\s+kan|mog[eę]|jag\s+kan)\b",
+    re.IGNORECASE,
+)
 # A refusal's reason that is a change to files or the system ("none of my tools can
 # delete files"): a read tool serves none of these.
 _CHANGE = re.compile(
@@ -109,6 +117,15 @@ def tells_device(text: str) -> bool:
 def refuses(text: str) -> bool:
     """True when ``text`` says the request cannot be done."""
     return bool(_REFUSAL.search(text))
+
+
+def promises(text: str) -> bool:
+    """True when ``text`` says yes, it can, instead of doing it ("Ja, ich kann die
+    Heizung anmachen."): said without a call, it tells the user a device will change
+    that no tool changed (six no-tool turns in the benchmarks' records, all for absent
+    devices, and two where a tool was meant: "kannst du die Kamera um 15 Grad nach
+    links drehen?")."""
+    return bool(_PROMISE.search(text))
 
 
 def refuses_a_change(text: str) -> bool:

@@ -23,7 +23,7 @@ from edgeagent.agent.answer import (
     then_acts,
     unrepeated,
 )
-from edgeagent.agent.checks import SideChecks
+from edgeagent.agent.checks import NO_DEVICE, SideChecks
 from edgeagent.agent.context import Conversation, as_read, fit_context
 from edgeagent.agent.decline import NAME as DECLINE
 from edgeagent.agent.decline import decline_answer
@@ -269,7 +269,7 @@ class Agent:
                 and not records
                 and not parsed.calls
                 and not parsed.errors
-                and honesty.refuses(parsed.text)
+                and (honesty.refuses(parsed.text) or honesty.promises(parsed.text))
             ):
                 second = await second_look(
                     looking,
@@ -283,7 +283,10 @@ class Agent:
                     return
                 if second is None:
                     # The checks agree with the model's own refusal: that is the answer.
-                    answer = self._answer(conversation, parsed.text, raw, records, prompt=prompt)
+                    # A promise ("Ja, ich kann die Heizung anmachen.") they find no tool
+                    # for is a refusal too, said plainly.
+                    said = NO_DEVICE if honesty.promises(parsed.text) else parsed.text
+                    answer = self._answer(conversation, said, raw, records, prompt=prompt)
                     yield FinalAnswer(answer, tool_calls=records, steps=step)
                     return
                 raw, parsed = second

@@ -53,7 +53,8 @@ async def stream_generation(
                 said += visible
                 if not trusted and not withheld and honesty.tells_device(said):
                     withheld = True
-                if hold_refusal and not withheld and honesty.refuses(said):
+                held = honesty.refuses(said) or honesty.promises(said)
+                if hold_refusal and not withheld and held:
                     withheld = True
                 if visible and not withheld and not quiet:
                     yield TextChunk(visible)

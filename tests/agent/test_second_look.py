@@ -159,6 +159,50 @@ def test_a_refused_request_the_checks_say_a_tool_serves_runs_the_tool() -> None:
     assert [r.grammar for r in model.requests if not r.aside] == [None, "root ::= call"]
 
 
+PROMISE = "Ja, ich kann die Lampe korallenrot machen."
+
+
+def test_a_promise_instead_of_a_call_gets_a_second_look_that_runs_the_tool() -> None:
+    # "kannst du die Kamera um 15 Grad nach links drehen?" was answered "Ja, kann ich
+    # die Kamera um 15 Grad nach links drehen." and nothing turned.
+    strip = Strip()
+    model = Model(said=PROMISE, forced=fence("led", color="coral"), side="yes")
+    events = run_turn(agent_for(model, strip), "Kannst du sie coral machen?")
+    answer = events[-1]
+    assert isinstance(answer, FinalAnswer) and strip.colors == ["coral"]
+    assert answer.text == "The LED strip is now coral."
+    shown = "".join(e.text for e in events if isinstance(e, TextChunk))
+    assert "Lampe" not in shown  # the promise was held back once it read as one
+
+
+def test_a_promise_the_checks_find_no_tool_for_is_said_as_the_refusal_it_is() -> None:
+    # "Kannst du auch die Heizung anmachen?" got "Ja, ich kann die Heizung anmachen."
+    strip = Strip()
+    model = Model(said=PROMISE, forced=fence("led", color="white"), side="no")
+    answer = run_turn(agent_for(model, strip), "Kannst du auch die Heizung anmachen?")[-1]
+    assert isinstance(answer, FinalAnswer)
+    assert strip.colors == [] and answer.tool_calls == []
+    assert answer.text == "I can't do that here: none of my devices can do that."
+
+
+@pytest.mark.parametrize(
+    ("text", "promised"),
+    [
+        ("Ja, ich kann die Heizung anmachen.", True),
+        ("Ja, kann ich den Luftbefeuchter anschalten.", True),
+        ("Ja, ik kan de gordijnen dichtdoen.", True),
+        ("Yes, I can turn the camera 15 degrees left.", True),
+        ("Oui, je peux allumer le four.", True),
+        ("I can hear you.", False),
+        ("Yes, fog is a cloud sitting on the ground.", False),
+        ("I can help with files, the LED strip and the camera.", False),
+        ("Ja, Schlangen können Farben sehen.", False),
+    ],
+)
+def test_promises(text: str, promised: bool) -> None:
+    assert honesty.promises(text) is promised
+
+
 def test_a_refusal_the_checks_confirm_stands_and_nothing_runs() -> None:
     strip = Strip()
     model = Model(said=REFUSAL, forced=fence("led", color="white"), side="no")
