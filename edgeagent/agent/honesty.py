@@ -36,10 +36,17 @@ _STATE = re.compile(
     r"|\bcurrently\s+(?:on|off|set|at|lit|pointing|pointed|showing|glowing)\b",
     re.IGNORECASE,
 )
-# A refusal: "I can't do that here", "I'm sorry, but…", "none of my tools can…".
+# A refusal: "I can't do that here", "I'm sorry, but…", "none of my tools can…"; and
+# in the languages the model answers in ("Je ne peux pas vous aider avec cela." for
+# "Quels processus tournent en ce moment ?": no second look, no call; blind prompts).
 _REFUSAL = re.compile(
     r"\bI(?:'m|\s+am)?\s+(?:can't|cannot|can\s+not|unable|not\s+able|sorry|afraid)\b"
-    r"|\bI\s+can't\b|\bnone\s+of\s+my\s+(?:tools|devices)\b|^\s*sorry\b",
+    r"|\bI\s+can't\b|\bnone\s+of\s+my\s+(?:tools|devices)\b|^\s*sorry\b"
+    r"|\bje\s+ne\s+(?:peux|suis\s+pas\s+en\s+mesure)\b|^\W*d[ée]sol[ée]e?\b"
+    r"|\bich\s+kann\s+(?:das\s+|dies\s+|leider\s+)*nicht\b|\bkann\s+ich\s+(?:leider\s+)?nicht\b"
+    r"|\bes\s+tut\s+mir\s+leid\b|\bno\s+puedo\b|^\W*lo\s+siento\b|\bnon\s+posso\b"
+    r"|^\W*mi\s+dispiace\b|\bn[ãa]o\s+(?:posso|consigo)\b|\bik\s+kan\s+(?:dat\s+|dit\s+)?niet\b"
+    r"|\bnie\s+mog[eę]\b|\bjag\s+kan\s+inte\b|できません|申し訳",
     re.IGNORECASE,
 )
 # A promise instead of the deed: "Ja, ich kann die Heizung anmachen." for "Kannst du auch

@@ -159,6 +159,17 @@ def test_a_refused_request_the_checks_say_a_tool_serves_runs_the_tool() -> None:
     assert [r.grammar for r in model.requests if not r.aside] == [None, "root ::= call"]
 
 
+def test_a_refusal_in_another_language_gets_the_second_look_too() -> None:
+    # "Quels processus tournent en ce moment ?" got "Je ne peux pas vous aider avec
+    # cela." and no call: only English refusals had a second look.
+    strip = Strip()
+    model = Model(
+        said="Je ne peux pas vous aider avec cela.", forced=fence("led", color="coral"), side="yes"
+    )
+    answer = run_turn(agent_for(model, strip), "Tu peux la mettre en coral ?")[-1]
+    assert isinstance(answer, FinalAnswer) and strip.colors == ["coral"]
+
+
 PROMISE = "Ja, ich kann die Lampe korallenrot machen."
 
 
@@ -691,6 +702,12 @@ def test_an_answer_that_does_not_refuse_gets_no_second_look() -> None:
         "Sorry, I cannot open doors.",
         "I am unable to control the heater.",
         "None of my tools can list files.",
+        "Je ne peux pas vous aider avec cela.",
+        "No puedo hacer eso.",
+        "Mi dispiace, ma non posso aiutarti con questo.",
+        "Ich kann das leider nicht tun.",
+        "Przepraszam, ale nie mogę pomóc z tym.",
+        "申し訳ありませんが、それはできません。",
     ],
 )
 def test_refuses(text: str) -> None:
@@ -714,7 +731,15 @@ def test_refuses_a_change(text: str, change: bool) -> None:
 
 
 @pytest.mark.parametrize(
-    "text", ["Paris is the capital of France.", "The LED strip is now red.", "Sure! 4."]
+    "text",
+    [
+        "Paris is the capital of France.",
+        "The LED strip is now red.",
+        "Sure! 4.",
+        "Ja, Schlangen können Farben sehen.",
+        "La capital de Perú es Lima.",
+        "Non è possibile dirlo con certezza, ma probabilmente sì.",
+    ],
 )
 def test_refuses_leaves_other_answers_alone(text: str) -> None:
     assert not honesty.refuses(text)
