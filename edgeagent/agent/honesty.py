@@ -84,8 +84,14 @@ _QUESTION = re.compile(
     re.IGNORECASE,
 )
 # A word that stands for something named before: "centre it over the crib", "dim them
-# to 35", "put that back" (English; a referent in another language is left alone).
-_REFERS_BACK = re.compile(r"\b(?:it|its|them|they|that|those|this|these|there)\b", re.IGNORECASE)
+# to 35", "put that back" (English; a referent in another language is left alone); or
+# for something done before: "hmm no, and back again" (a servo turn undone, refused by
+# the topic question asked of it alone; blind prompts), "Encore vingt degrés".
+_REFERS_BACK = re.compile(
+    r"\b(?:it|its|them|they|that|those|this|these|there|again|once\s+more|wieder|encore|"
+    r"de\s+nuevo|di\s+nuovo|de\s+novo|opnieuw|igen)\b",
+    re.IGNORECASE,
+)
 # A request's first word that joins it to the turn before: "and if I do that 4 times a
 # week?", "now knock 10% off", "y la mitad?", "und morgen?".
 _JOINS = re.compile(
@@ -155,8 +161,8 @@ def asks_a_question(request: str) -> bool:
 
 
 def refers_back(request: str) -> bool:
-    """True when ``request`` says "it", "them", "that" or the like: what it is about
-    may be named only in an earlier turn."""
+    """True when ``request`` says "it", "them", "that", "again" or the like: what it is
+    about may be named or done only in an earlier turn."""
     return bool(_REFERS_BACK.search(request))
 
 

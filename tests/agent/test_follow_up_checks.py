@@ -46,7 +46,7 @@ def camera_agent(rules: list[Rule]) -> tuple[Agent, Camera]:
             (f"^{topic('point the camera left')}", "yes"),
             (r"^Device: .*\nRequest: \"point the camera left\"", "yes"),
             (r"^point the camera left", fence("servo", angle=-30)),
-            (r"^(centre it|turn on the fan|open the garage)", fence("servo", angle=0)),
+            (r"^(centre it|turn on the fan|open the garage|hmm no)", fence("servo", angle=0)),
         ],
         default="no",
         context_window=4096,
@@ -102,8 +102,24 @@ def test_a_follow_up_that_refers_to_nothing_earlier_is_asked_about_alone() -> No
     assert said[1] == "I can't do that here: none of my devices can do that."
 
 
+def test_a_follow_up_saying_again_runs_when_the_turn_before_names_the_device() -> None:
+    # "hmm no, and back again" after a turn of the camera: alone, no camera request.
+    both = topic("point the camera left hmm no, and back again")
+    agent, camera = camera_agent(
+        [
+            (f"^{both}", "yes"),
+            (r"^Device: .*\nRequest: \"hmm no, and back again\"", "yes"),
+        ]
+    )
+    said = answers(agent, "point the camera left", "hmm no, and back again")
+    assert camera.moves == [{"angle": -30}, {"angle": 0}]
+    assert said[1] == "The camera is at 0°."
+
+
 def test_refers_back() -> None:
     assert honesty.refers_back("centre it over the crib")
     assert honesty.refers_back("dim them to 35")
+    assert honesty.refers_back("hmm no, and back again")
+    assert honesty.refers_back("Encore vingt degrés dans le même sens")
     assert not honesty.refers_back("open the garage door")
     assert not honesty.refers_back("italy")  # a word that holds "it"
