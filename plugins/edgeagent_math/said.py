@@ -13,6 +13,13 @@ Asked "take 2381 off that number" after 2401, it wrote ``2381 - 2401`` or ``2381
 ans``: the request names what comes off, so ``N - X`` is ``X - N`` (``ans`` is filled
 in after). Asked "convert minus 3 celsius", it
 wrote ``3 * 9 / 5 + 32``: "minus" before a temperature is its sign.
+
+Asked for a rate ("420 km on 31.5 litres, what's that in litres per 100 km?"), it
+wrote ``31.5 / 420`` or the rate the other way round (:mod:`edgeagent_math.rates`);
+asked for the mean of readings that "add up to 862", it made readings up
+(:mod:`edgeagent_math.mean`). A result in another unit than the one asked for is
+scaled to it (:mod:`edgeagent_math.units`), but for a rate of two units ("km/h"),
+which no one factor converts.
 """
 
 from __future__ import annotations
@@ -22,6 +29,8 @@ from typing import Any
 
 from edgeagent.plugin import ToolError, fold
 from edgeagent_math.evaluator import evaluate
+from edgeagent_math.mean import mean_as_said
+from edgeagent_math.rates import asks_rate, rate_as_said
 from edgeagent_math.units import scale_as_said
 
 _NUMBER = r"((?:-|(?:minus|menos|moins|meno|negative|negativ)\s+)?\d+(?:[.,]\d+)?)"
@@ -48,13 +57,17 @@ _DIFFERENCE = re.compile(r"^\s*(\d+(?:\.\d+)?)\s*-\s*(\d+(?:\.\d+)?|[a-z_]\w*)\s
 
 def as_said(arguments: dict[str, Any], request: str) -> dict[str, Any] | None:
     """The ``math`` tool's reread: a temperature conversion, a percentage, what comes
-    off an earlier result, or a result in the unit asked for
+    off an earlier result, a rate asked "per" something
+    (:func:`edgeagent_math.rates.rate_as_said`), a mean from a total and a count
+    (:func:`edgeagent_math.mean.mean_as_said`), or a result in the unit asked for
     (:func:`edgeagent_math.units.scale_as_said`)."""
     return (
         conversion_as_said(arguments, request)
         or percent_as_said(arguments, request)
         or difference_as_said(arguments, request)
-        or scale_as_said(arguments, request)
+        or rate_as_said(arguments, request)
+        or mean_as_said(arguments, request)
+        or (None if asks_rate(request) else scale_as_said(arguments, request))
     )
 
 
