@@ -24,6 +24,18 @@ ran) and 3 for LED requests: two ``#rrggbb`` colours (said, as written) and
 "Aquarienlicht ... dunkelblau" (said, once read as darkblue). Such a call is a guess and
 does not run. Keeping the colour the strip shows guesses nothing, and "off" where the
 request says to switch off is the switch, not a colour.
+
+Two right LED calls were refused so on blind prompts. "ライトを赤にして" (make the light
+red) came as ``color: "red"``, but the strip knew neither ライト nor 赤: its names and
+colour words (:data:`edgeagent_led.strip.CJK_COLORS`) are now in Japanese, Chinese and
+Korean too, read inside longer words since no space separates them ("赤" in "赤色",
+"灯" in "台灯"), but not in words that are no light or another device's ("電気代", the
+electricity bill; "路灯", a street light; "ハイライト") nor colour words that say no
+colour ("赤ちゃん", a baby; "蓝牙", Bluetooth). "tunr the lihgts to yelow" came as
+``color: "yellow"``: a word typed with one slip of the keyboard
+(:func:`edgeagent.plugin.one_slip`), its first letter right, is the name or the colour it
+misses ("lihgts", "yelow", "purpel"), unless it is a word of its own ("lighter",
+"stripe", "while", "greed").
 """
 
 from __future__ import annotations
@@ -32,8 +44,8 @@ import logging
 import re
 from collections.abc import Callable
 
-from edgeagent.plugin import HardwareError, SaidIn, ToolError, fold
-from edgeagent_led.strip import OFF_COLORS, LedState, foreign_colors
+from edgeagent.plugin import HardwareError, SaidIn, ToolError, fold, one_slip
+from edgeagent_led.strip import OFF_COLORS, LedState, as_written, foreign_colors, slipped_colors
 
 log = logging.getLogger(__name__)
 
@@ -59,13 +71,81 @@ _NOT = re.compile(
 )
 
 
+# Japanese, Chinese (simplified) and Korean, read inside longer words (no space
+# separates them): "ライトを赤にして", "把灯调成蓝色", "거실 조명을 파란색으로".
+_CJK_WORDS = (
+    "ライト", "照明", "ランプ", "明かり", "灯", "조명", "램프", "라이트", "전등", "스트립",
+    "무드등",
+)  # fmt: skip
+_CJK_NAME = re.compile(
+    "|".join(_CJK_WORDS)
+    # "LEDテープ", "LED灯带", "LED를": a CJK letter after it is no \b
+    + r"|(?<![a-z0-9])leds?(?![a-z0-9])"
+    # 電気 (the light, "電気をつけて"), not in a word: 電気代, 静電気, 電気ストーブ
+    + r"|(?<![\u3400-\u9fff])電気(?![\u3400-\u9fff\u30a0-\u30ff])"
+    # 불 (the light, "불 켜줘", "불을 꺼"), not in a word: 불편, 불가능, 촛불
+    + r"|(?<![가-힣])불(?:빛)?(?:을|이|은|도)?(?:(?![가-힣])|(?=[켜꺼끄좀]))"
+)
+_CJK_NOT_NAMES = re.compile(
+    "ハイライト|フライト|ブライト|ライトノベル|ライト級|ライト(?=ブルー|グリーン|ピンク|イエロー|グレー)"
+    "|灯油|하이라이트|라이트급"
+)
+"""Words that hold a name and are no light: highlight, flight, bright, a light novel, a
+light blue, kerosene (灯油)."""
+_CJK_OTHER_DEVICE = re.compile(
+    "路灯|红绿灯|信号灯|交通灯|车灯|车头灯|前灯|尾灯|刹车灯|头灯|雾灯|闪光灯|灯塔|灯笼|灯泡|"
+    "指示灯|加热灯|浴霸|紫外|红外|烤箱灯|冰箱灯|油灯|酒精灯|街灯|提灯|懐中電灯|灯台|電球|"
+    "赤外|信号|ヒートランプ|ヘッドライト|テールライト|フォグランプ|ブレーキランプ|"
+    "フラッシュライト|ブラックライト|uvライト|헤드라이트|플래시라이트|손전등|자외선|적외선|"
+    "히트램프|불을 ?피[우워]"
+)
+"""Another device's light: street and traffic lights, a car's, a camera's flash, a
+lighthouse, a lantern, a bulb (as "light bulb"), a heat, UV or infrared lamp, a torch,
+and 불 as a fire to make."""
+_CJK_NOT = re.compile(
+    r"ないで|触らない|(?<!要)不要|(?<![特区分告级类性识离个差辨])别(?![的人墅处])|지\s?마|하지\s?말"
+)
+"""Don't: "ライトは消さないで", "别关灯", "불 끄지 마"."""
+
+_LONG_NAMES = sorted({w for w in _WORDS.split() if len(w) >= 5})
+_NAMES = frozenset(_WORDS.split())
+NOT_SLIPS = frozenset({
+    "lighter", "lighten", "leicht", "leichter", "lacht", "lichen", "lucas", "lunes", "lucks",
+    "ruben", "stripe", "strap", "strop", "lumps", "lumpy", "limps", "lamda", "lamba",
+})  # fmt: skip
+"""Words one slip from a name of the strip that are words of their own: "make it a bit
+lighter" is not "lichter" (German lights), "stripe" not "strip", German "leicht" not
+"licht"."""
+
+
+def _as_named(folded: str) -> str:
+    """``folded`` with each word typed with one slip of a name of five letters or more,
+    its first letter right, as that name: "tunr the lihgts to yelow" as "tunr the lights
+    to yelow" (blind prompts), so that "the heat lihgt" is still another device's."""
+
+    def named(word: re.Match[str]) -> str:
+        written = word.group()
+        if written in _NAMES or written in NOT_SLIPS:
+            return written
+        for name in _LONG_NAMES:
+            if name[0] == written[0] and one_slip(written, name):
+                return name
+        return written
+
+    return re.sub(r"[^\W\d_]{5,}", named, folded)
+
+
 def names_the_strip(request: str) -> bool:
-    """Whether ``request`` calls the strip by one of its names, and by no name of
-    another device's light."""
-    text = fold(request)
+    """Whether ``request`` calls the strip by one of its names (in Japanese, Chinese and
+    Korean too, or with one slip of the keyboard), and by no name of another device's
+    light."""
+    text = _as_named(fold(request))
     if _OTHER_DEVICE.search(text) or _VERB.search(text) or _NOT.search(text):
         return False
-    return _NAME.search(text) is not None
+    written = as_written(request)
+    if _CJK_OTHER_DEVICE.search(written) or _CJK_NOT.search(written):
+        return False
+    return bool(_NAME.search(text) or _CJK_NAME.search(_CJK_NOT_NAMES.sub(" ", written)))
 
 
 _OFF = re.compile(
@@ -77,13 +157,16 @@ _OFF = re.compile(
 
 def said_colors(current: Callable[[], LedState]) -> SaidIn:
     """The LED's ``said_in``: the CSS names of the colours a request names in another
-    language, the colour of the ``current()`` strip (read only then) and, where it says
-    to switch off, the words for off. "close the blackout blind behind me" came on a
-    second look as ``color: "off"``: no word of it says off."""
+    language or with one slip of the keyboard ("yelow"), the colour of the ``current()``
+    strip (read only then) and, where it says to switch off, the words for off. "close
+    the blackout blind behind me" came on a second look as ``color: "off"``: no word of
+    it says off."""
 
     def said_in(request: str) -> set[str]:
         folded = fold(request)
-        said = foreign_colors(folded) | (set(OFF_COLORS) if _OFF.search(folded) else set())
+        said = foreign_colors(request) | slipped_colors(folded)
+        if _OFF.search(folded):
+            said |= OFF_COLORS
         try:
             shown = current().summary().get("color")
         except (HardwareError, ToolError) as error:  # a missing strip: its call says so

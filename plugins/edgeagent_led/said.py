@@ -228,10 +228,9 @@ def named_as_said(arguments: dict[str, Any], request: str) -> dict[str, Any] | N
     color = arguments.get("color")
     if not isinstance(color, str) or color.startswith("#") or color.lower() in OFF_COLORS:
         return None
-    folded = fold(request)
-    if foreign_colors(folded):
+    if foreign_colors(request):
         return None  # a colour word of another language: color_as_said reads those
-    named = {to_hex(name) for name in _css_names(folded)}
+    named = {to_hex(name) for name in _css_names(fold(request))}
     try:
         if len(named) != 1 or to_hex(color) in named:
             return None

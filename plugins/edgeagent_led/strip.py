@@ -3,13 +3,14 @@
 from __future__ import annotations
 
 import re
+import unicodedata
 from collections.abc import Sequence
 from dataclasses import dataclass, replace
 from typing import Any
 
 import webcolors
 
-from edgeagent.plugin import ToolArgumentError, fold
+from edgeagent.plugin import ToolArgumentError, fold, one_slip
 
 BLACK = "#000000"
 OFF_COLORS = frozenset({"off", "none", "black", "dark", "#000", "#000000"})
@@ -103,9 +104,113 @@ def _css_name(text: str) -> str:
     return _CSS_NAME.get(" ".join(fold(text).split()), text)
 
 
-def foreign_colors(folded: str) -> set[str]:
-    """The CSS names of the colour words of another language in a folded request."""
-    return {_CSS_NAME[word] for word in _WORD.findall(" ".join(re.findall(r"\w+", folded)))}
+# Colour words in Japanese, Chinese (simplified) and Korean, read inside longer words:
+# no space separates them ("ライトを赤にして", "把灯调成蓝色", "불을 빨간색으로"), so
+# "赤" is red in "赤色", "赤く" and "真っ赤". "ライトを赤にして" came as ``color: "red"``
+# and was refused as a guess: nothing the strip knew said red (blind prompts).
+CJK_COLORS = {
+    "red": ("赤", "红", "紅", "レッド", "빨간", "빨강", "빨갛", "붉은", "레드"),
+    "orange": ("オレンジ", "橙", "주황", "오렌지"),
+    "yellow": ("黄", "イエロー", "노란", "노랑", "노랗", "옐로"),
+    "green": ("緑", "绿", "グリーン", "초록", "녹색"),
+    "blue": ("青", "蓝", "ブルー", "파란", "파랑", "파랗", "블루"),
+    "purple": ("紫", "パープル", "보라", "퍼플"),
+    "violet": ("バイオレット", "바이올렛"),
+    "pink": ("ピンク", "桃色", "粉色", "粉红", "분홍", "핑크"),
+    "white": ("白", "ホワイト", "하얀", "하양", "하얗", "흰", "화이트"),
+    "brown": ("茶色", "棕色", "咖啡色", "褐色", "ブラウン", "갈색", "브라운"),
+    "gold": ("金色", "黄金", "ゴールド", "금색", "골드"),
+    "gray": ("灰色", "グレー", "グレイ", "회색", "그레이"),
+    "silver": ("銀色", "银色", "シルバー", "실버"),
+    "lightblue": ("水色", "浅蓝", "ライトブルー"),
+    "skyblue": ("空色", "天蓝", "하늘색"),
+    "darkblue": ("深蓝",),
+    "navy": ("紺", "ネイビー", "네이비", "남색"),
+    "cyan": ("シアン",),
+    "turquoise": ("ターコイズ",),
+    "lavender": ("ラベンダー", "薰衣草", "라벤더"),
+    "yellowgreen": ("黄緑", "黄绿", "연두"),
+    "lightgreen": ("浅绿",),
+    "darkgreen": ("深绿",),
+    "darkred": ("深红", "暗红"),
+    "coral": ("珊瑚", "コーラル", "코랄"),
+}  # fmt: skip
+CJK_NOT_COLORS = (
+    "赤ちゃん", "赤ん坊", "赤字", "赤道", "赤外", "紅茶", "紅葉", "口紅", "网红", "红包",
+    "红绿灯", "红外", "紫外", "黄昏", "青年", "青春", "蓝牙", "面白", "明白", "空白", "告白",
+    "白天", "白菜", "坦白", "白白", "独白", "白状", "보라고",
+)  # fmt: skip
+"""Words that hold a colour word and say no colour: a baby (赤ちゃん), Bluetooth (蓝牙),
+"interesting" (面白い), "understood" (明白), a traffic light (红绿灯), infrared and
+ultraviolet (赤外, 红外, 紫外)."""
+_CJK_CSS_NAME = {word: name for name, words in CJK_COLORS.items() for word in words}
+_CJK_WORD = re.compile("|".join(sorted(_CJK_CSS_NAME, key=len, reverse=True)))
+"""A CJK colour word anywhere, the longest first ("粉红" pink before "红" red)."""
+_CJK_NOT_COLOR = re.compile("|".join(CJK_NOT_COLORS))
+
+
+def as_written(request: str) -> str:
+    """``request`` for CJK words: case folded, full-width letters as ASCII, Korean as
+    syllables and Japanese voiced marks kept (:func:`fold` drops them: "ブルー", blue,
+    would read as "フルー", which is in "フルーツ", fruit)."""
+    return unicodedata.normalize("NFKC", request.casefold())
+
+
+def foreign_colors(request: str) -> set[str]:
+    """The CSS names of the colour words of another language in a request, as written
+    or folded (CJK words with a voiced mark, "ピンク", are read only as written)."""
+    words = " ".join(re.findall(r"\w+", fold(request)))
+    said = {_CSS_NAME[word] for word in _WORD.findall(words)}
+    cjk = _CJK_NOT_COLOR.sub(" ", as_written(request))
+    return said | {_CJK_CSS_NAME[word] for word in _CJK_WORD.findall(cjk)}
+
+
+def _by_letter(words: dict[str, str]) -> dict[str, list[tuple[str, str]]]:
+    """``words`` (written: CSS name) of five letters or more (a slip is read in no
+    shorter word: "bed" is not "red"), by their first letter."""
+    found: dict[str, list[tuple[str, str]]] = {}
+    for written, name in words.items():
+        if len(written) >= 5:
+            found.setdefault(written[0], []).append((written, name))
+    return found
+
+
+_SLIPPED = {
+    **{name: name for name in webcolors.names("css3")},
+    **{word: name for word, name in _CSS_NAME.items() if " " not in word},
+}
+_SLIPPED_BY_LETTER = _by_letter(_SLIPPED)
+NOT_SLIPS = frozenset({
+    # English
+    "while", "write", "whine", "block", "blank", "bland", "blame", "blade", "blaze", "blare",
+    "greed", "greet", "greek", "brows", "brawn", "brain", "brine", "bruise", "brunt",
+    "oliver", "lines", "liner", "linden", "liken", "choral", "corral", "salon", "sliver",
+    "solver", "violent", "rough", "route", "rogue", "rouse", "grown", "groan", "grunt",
+    "grips", "grids", "pairs", "pears", "parse", "verse", "verge", "vertex", "witty",
+    "villa", "scary", "lacks", "macron", "marrow", "branch", "turkish",
+    # other languages the strip knows: a bank, a branch, a way, old
+    "banca", "banco", "branche", "weise", "stary", "bruno",
+})  # fmt: skip
+"""Words one slip from a colour word (:func:`slipped_colors`) that are words of their
+own: "while" is not "white", nor "greed" green."""
+
+
+def slipped_colors(folded: str) -> set[str]:
+    """The CSS names of the colours a folded request says with one slip of the keyboard
+    (:func:`edgeagent.plugin.one_slip`): a word of five letters or more, its first
+    letter right, one slip from a CSS name or from a colour word of another language,
+    and no word of its own (:data:`NOT_SLIPS`): "tunr the lihgts to yelow" says
+    yellow (blind prompts), "purpel" purple, "amarilo" yellow. A slip is rarest in the
+    first letter, and keeping it leaves out words of another first letter ("brown" is
+    one slip from "crown", "drown", "grown")."""
+    said = set()
+    for word in set(re.findall(r"[^\W\d_]{5,}", folded)):
+        if word in _SLIPPED or word in NOT_SLIPS or word in _CSS_NAME:
+            continue
+        for written, name in _SLIPPED_BY_LETTER.get(word[0], ()):
+            if abs(len(written) - len(word)) <= 1 and one_slip(word, written):
+                said.add(name)
+    return said
 
 
 def color_as_said(arguments: dict[str, Any], request: str) -> dict[str, Any] | None:
@@ -117,7 +222,7 @@ def color_as_said(arguments: dict[str, Any], request: str) -> dict[str, Any] | N
     color = arguments.get("color")
     if not isinstance(color, str):
         return None
-    said = foreign_colors(fold(request))
+    said = foreign_colors(request)
     if len(said) != 1:
         return None  # none named, or "von rot zu blau": the model's reading stands
     (name,) = said
