@@ -65,7 +65,12 @@ _OTHER_DEVICE = re.compile(
     r"flash|oven|fridge|freezer|microwave|hood)"
     r"\s+(?:lights?|lamps?)\b|\blight\s+(?:bulbs?|years?|switch)\b"
 )
-_VERB = re.compile(r"\blight\s+(?:the|a|an|some|my|our|up\s+the|them|it)\b")
+_VERB = re.compile(
+    r"(?<!\bthe\s)(?<!\bmy\s)(?<!\bour\s)(?<!\byour\s)(?<!\bthis\s)(?<!\bthat\s)"
+    r"\blight\s+(?:the|a|an|some|my|our|up\s+the|them|it)\b"
+)
+""""light" as a verb ("light the candles"), not the noun after "the": "dim the light a
+bit"."""
 _NOT = re.compile(
     r"\b(?:don'?t|do\s+not|never|leave\s+the|nicht|ne\s+touche|no\s+toques|non\s+toccare)\b"
 )

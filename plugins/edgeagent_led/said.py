@@ -248,18 +248,65 @@ def switch_as_meant(arguments: dict[str, Any]) -> dict[str, Any] | None:
     return {**{k: v for k, v in arguments.items() if k != "off"}, "on": not off}
 
 
+_LEVEL = re.compile(
+    r"(?<![\d.,])(\d{1,3})(?![\d.,])\s*(?:%|percent|per\s*cent|prozent|pour\s*cent|por\s*ciento|"
+    r"per\s*cento|por\s*cento|procent|procentu?)?(?=\s*(?:[.,!?]|$|\s+(?:please|pls|thanks|bitte|"
+    r"tack|por\s+favor|per\s+favore|s'il)\b))"
+)
+"""A level said alone at the request's end: "turn the shop sign lights up to 90",
+"lights at 40%, please"."""
+_ONE_NUMBER = re.compile(r"\d+(?:[.,]\d+)?")
+_RELATIVE = re.compile(r"\b(?:by|more|less|further|another|extra|brighter|dimmer|times)\b")
+
+
+def level_as_said(
+    arguments: dict[str, Any], request: str, *, named: Callable[[str], bool]
+) -> dict[str, Any] | None:
+    """``{"brightness": N}`` (and ``on``) where the ``request`` names the strip
+    (``named``), says one number N of 1-100, at the end of a sentence, and no colour, pixels or
+    change by an amount, and the model wrote another level or a colour nobody said;
+    ``None``: as written.
+
+    "can u turn the shop sign lights up to 90" came as ``color: "red", brightness:
+    100, effect: "pulse"`` (blind prompts): a request that names only a level changes
+    only the level."""
+    folded = fold(request)
+    numbers = _ONE_NUMBER.findall(folded)
+    level = _LEVEL.search(folded)
+    if len(numbers) != 1 or level is None or not named(request):
+        return None
+    n = int(level.group(1))
+    color = arguments.get("color")
+    wrote = fold(color).strip() if isinstance(color, str) else ""
+    said_color = bool(
+        _css_names(folded)
+        or foreign_colors(request)
+        or _OFF_WORDS.search(folded)
+        or (wrote and re.search(rf"\b{re.escape(wrote)}\b", folded))
+    )
+    if not 1 <= n <= 100 or said_color or _RELATIVE.search(folded) or _PIXELS.search(folded):
+        return None
+    meant: dict[str, Any] = {"brightness": n}
+    if arguments.get("on") is True:
+        meant["on"] = True
+    return None if meant == arguments else meant
+
+
 def _by(step: float) -> Callable[[int], float]:
     return lambda level: level + step
 
 
-def as_said(current: Callable[[], LedState]) -> Reread:
+def as_said(current: Callable[[], LedState], *, named: Callable[[str], bool]) -> Reread:
     """The ``led`` tool's reread: off as on=false, an "off" colour with a brightness
     the request never calls off dropped, an effect or pixels the request does not name
     dropped, a colour named in another language or the one CSS name said, a change to another colour
     than the one the ``current()`` strip shows, then a brightness named relative to its
-    level."""
+    level; or, for a request that names the strip (``named``) and only a level, that
+    level alone."""
 
     def reread(arguments: dict[str, Any], request: str) -> dict[str, Any] | None:
+        if alone := level_as_said(arguments, request, named=named):
+            return alone
         switched = switch_as_meant(arguments)
         switched = dimmed_as_said(switched or arguments, request) or switched
         calm = effect_as_said(switched or arguments, request) or switched

@@ -293,6 +293,44 @@ def test_a_colour_the_request_names_in_another_language_is_read_again(
     assert reread(edgeagent_led, "led", arguments, request_) == read
 
 
+@pytest.mark.parametrize(
+    ("arguments", "request_", "read"),
+    [
+        # A request that names the strip and only a level changes only the level.
+        (
+            {"color": "red", "brightness": 100, "effect": "pulse"},
+            "can u turn the shop sign lights up to 90",
+            {"brightness": 90},
+        ),
+        ({"color": "white", "brightness": 40}, "bench lights to 25%, please", {"brightness": 25}),
+        (
+            {"on": True, "brightness": 80},
+            "switch the lamp on at 60 percent",
+            {"on": True, "brightness": 60},
+        ),
+        ({"brightness": 70}, "Sätt LED-listen på 70 procent, tack", None),  # as said already
+        # A colour said (in any language, or as the model wrote it), two numbers, a
+        # change by an amount, pixels, no name of the strip, or no level: as written.
+        ({"color": "blue", "brightness": 90}, "lights blue at 90", None),
+        (
+            {"color": "tan", "brightness": 70},
+            "make the shop lights bread-coloured, tan at 70",
+            None,
+        ),
+        ({"color": "blue", "brightness": 30}, "pon la tira LED en azul al 30%", None),
+        ({"brightness": 100}, "lights up by 20", None),
+        ({"brightness": 100}, "the first 3 lights at 50", None),
+        ({"brightness": 100}, "set it to 90", None),
+        ({"brightness": 100}, "lights to 90 for 10 minutes", None),
+        ({"color": "red", "brightness": 100}, "lights to 250", None),
+    ],
+)
+def test_a_level_alone_is_the_one_change_a_request_that_names_the_strip_asks(
+    arguments: dict[str, Any], request_: str, read: dict[str, Any] | None
+) -> None:
+    assert reread(edgeagent_led, "led", arguments, request_) == read
+
+
 def reread_on_a_purple_strip(arguments: dict[str, Any], request_: str) -> Any:
     """The ``led`` reread of ``arguments`` for ``request_``, the mock strip purple at
     40 %."""
@@ -764,6 +802,7 @@ def test_on_a_raspberry_pi_the_default_backend_is_a_warning(
         ("Zet de lamp op paars", True),
         ("tänd lampan i rött", True),
         ("ustaw światło na niebieskie", True),
+        ("dim the light a bit", True),  # the noun, not "light a candle"
         # no light named, another device's light, "light" as a verb, "don't"
         ("alarm phase: red, 100%", False),
         ("switch on the heat lamp in the lambing shed", False),
