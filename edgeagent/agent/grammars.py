@@ -66,7 +66,10 @@ def turn_grammars(
             # Asked again when the checks refuse a second look's read tool; a wrapper's
             # among the tools that run the same one ("what's on my todo list": ls todo
             # refused, looked at again among all it gave math 1 + 1, not cat todo).
-            others = [t for t in titled if t is not tool]
+            # A tool that answers only what it is asked for (asked_in: wc, a count) is
+            # left out: "what's on my todo list?", refused, came as ls todo, then
+            # without ls as wc todo, which its own check refuses (blind prompts).
+            others = [t for t in titled if t is not tool and t.asked_in is None]
             runs = tool.extra.get("wrapped")
             siblings = [t for t in others if runs and t.extra.get("wrapped") == runs]
             others = siblings or others

@@ -42,9 +42,10 @@ SaidIn = Callable[[str], Collection[Any]]
 """The values a request says in a tool's own terms (see :attr:`Tool.said_in`)."""
 AskedIn = Callable[[str], bool]
 """Whether a request asks what a read tool answers (see :attr:`Tool.asked_in`)."""
-WrapAsked = Callable[[str, str], bool]
-"""Whether a request asks what a ``.tool`` wrapper answers (``template, request ->
-bool``; see :attr:`Tool.asked_wrapped`)."""
+WrapAsked = Callable[[str], "AskedIn | None"]
+"""The :attr:`Tool.asked_in` of a ``.tool`` wrapper of a command ``template``, or
+``None`` where it answers whatever its topic question says (see
+:attr:`Tool.asked_wrapped`)."""
 WrapReread = Callable[[str, list[str], str], "list[str] | None"]
 """A ``.tool`` wrapper's argument list as the user's request says it (``template,
 arguments, request -> arguments``), or ``None`` to run it as the model wrote it (see
@@ -159,8 +160,9 @@ class Tool:
     """A wrappable tool's :attr:`reread` for the ``.tool`` files that wrap it, which
     see only their argument list (the shell: ``wc`` asked for lines runs ``wc -l``)."""
     asked_wrapped: WrapAsked | None = None
-    """A wrappable tool's :attr:`asked_in` for the ``.tool`` files that wrap it, given
-    their command template (the shell: ``wc`` answers only a request for a count)."""
+    """A wrappable tool's :attr:`asked_in` for each ``.tool`` file that wraps it, given
+    its command template (the shell: a ``wc`` answers only a request for a count;
+    every other wrapper, what its topic question says)."""
 
     @property
     def is_async(self) -> bool:

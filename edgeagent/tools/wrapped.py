@@ -227,10 +227,7 @@ def build_wrapped_tool(spec: ToolFile, target: Tool) -> Tool:
 def _asked(target: Tool, template: str) -> AskedIn | None:
     """The wrapper's :attr:`~edgeagent.tools.tool.Tool.asked_in`: the ``target``'s
     :attr:`~edgeagent.tools.tool.Tool.asked_wrapped` for this ``template``."""
-    asked = target.asked_wrapped
-    if asked is None:
-        return None
-    return lambda request: asked(template, request)
+    return None if target.asked_wrapped is None else target.asked_wrapped(template)
 
 
 def _reread(target: Tool, template: str) -> Reread | None:

@@ -40,7 +40,7 @@ from edgeagent_shell.hints import (
 )
 from edgeagent_shell.policy import DEFAULT_ALLOW, RUNNERS, ShellPolicy, resolve_roots
 from edgeagent_shell.runner import RunResult, redact, run_command, secret_values
-from edgeagent_shell.said import asks_a_count, command_as_said, wrapped_as_said
+from edgeagent_shell.said import asked_of, command_as_said, wrapped_as_said
 
 ARGUMENTS_TOKEN = "{arguments}"
 ANSWER_CHARS = 600
@@ -205,7 +205,7 @@ def build_shell_tool(options: ShellOptions, *, base: Path) -> Tool:
         extra={"commands": tuple(sorted(options.allow))},
         reread=command_as_said,
         reread_wrapped=wrapped_as_said,
-        asked_wrapped=asks_a_count,
+        asked_wrapped=asked_of,
     )
 
 

@@ -19,7 +19,7 @@ import re
 import shlex
 from typing import Any
 
-from edgeagent.plugin import fold
+from edgeagent.plugin import AskedIn, fold
 
 COUNTS = {
     "-l": r"lines?|rows?|entries|records|zeilen?|lignes?|lineas?|filas?|righe|righi|linhas?",
@@ -48,15 +48,17 @@ def count_as_said(argv: list[str], request: str) -> list[str] | None:
     return [argv[0], asked[0], *argv[1:]]
 
 
-def asks_a_count(template: str, request: str) -> bool:
-    """The shell's ``asked_wrapped``: whether the ``request`` asks what a wrapper of
-    ``template`` answers. A ``wc`` asks for a count ("how many lines", "count the
-    words", "Combien de lignes"); every other wrapper answers whatever its topic
-    question says."""
-    if template.split(" ", 1)[0] != "wc":
-        return True
+def asks_a_count(request: str) -> bool:
+    """Whether the ``request`` asks for a count ("how many lines", "count the words",
+    "Combien de lignes"): what a ``wc`` answers."""
     folded = fold(request)
     return bool(_ASKED.search(folded)) or any(w.search(folded) for w in _COUNTS.values())
+
+
+def asked_of(template: str) -> AskedIn | None:
+    """The shell's ``asked_wrapped``: :func:`asks_a_count` for a wrapper of ``wc``;
+    ``None`` for every other wrapper, which answers what its topic question says."""
+    return asks_a_count if template.split(" ", 1)[0] == "wc" else None
 
 
 def command_as_said(arguments: dict[str, Any], request: str) -> dict[str, Any] | None:

@@ -872,6 +872,25 @@ def test_without_the_side_questions_a_turn_has_no_grammar_for_a_look() -> None:
     assert plain.call == looks.call and plain.act == looks.act and plain.grammar is None
 
 
+def test_a_look_without_a_refused_wrapper_leaves_out_wrappers_that_answer_only_their_asks() -> None:
+    # "what's on my todo list?", refused, came as ls todo, then without ls as wc todo,
+    # which wc's asked_in refuses: the look without ls is among the others, not wc.
+    pytest.importorskip("llama_cpp")
+    from edgeagent.agent.grammars import turn_grammars
+
+    ls, cat = (
+        dataclasses.replace(t, extra={"wrapped": "shell"})
+        for t in tools_from(Shelf(), plugin="files")
+    )
+    wc = dataclasses.replace(ls, name="wc", asked_in=lambda request: "how many" in request)
+    looks = turn_grammars(
+        [ls, cat, wc], call_format=get_call_format("fence"), every_step=False, second_look=True
+    )
+    without_ls = looks.recheck_without["ls"]
+    assert '\\"cat\\"' in without_ls and '\\"wc\\"' not in without_ls
+    assert '\\"wc\\"' in (looks.recheck or "")  # the first look may still count
+
+
 class Rig:
     """Two devices of two plugins' kinds: the strip and the camera."""
 
