@@ -145,8 +145,11 @@ def names_the_strip(request: str) -> bool:
     Korean too, or with one slip of the keyboard), and by no name of another device's
     light."""
     text = _as_named(fold(request))
-    if _OTHER_DEVICE.search(text) or _VERB.search(text) or _NOT.search(text):
+    if _OTHER_DEVICE.search(text) or _NOT.search(text):
         return False
+    # "light" as a verb names nothing, but the strip may be named beside it: "light
+    # the radio desk strip up in gold at 60%".
+    text = _VERB.sub(lambda verb: verb.group(0).replace("light", " ", 1), text)
     written = as_written(request)
     if _CJK_OTHER_DEVICE.search(written) or _CJK_NOT.search(written):
         return False

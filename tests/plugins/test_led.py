@@ -803,6 +803,7 @@ def test_on_a_raspberry_pi_the_default_backend_is_a_warning(
         ("tänd lampan i rött", True),
         ("ustaw światło na niebieskie", True),
         ("dim the light a bit", True),  # the noun, not "light a candle"
+        ("light the radio desk strip up in gold at 60%", True),  # the verb, and the strip
         # no light named, another device's light, "light" as a verb, "don't"
         ("alarm phase: red, 100%", False),
         ("switch on the heat lamp in the lambing shed", False),
