@@ -25,6 +25,16 @@ side of center (its number, where the model wrote another). Asked to turn on ("2
 degrees further right", "another 15 to the left"), it wrote ``right_of_center: 25``:
 "further", "more", "another", "again" make it a turn.
 
+Asked "Zet de camera op precies 45 graden rechts van het midden" (Dutch: at 45 degrees
+right of the middle; servo at -10), it wrote the turn ``right: 45``, which ran to 35
+(blind prompts). A position said from center is read in Dutch ("rechts van het midden",
+"van het centrum"), German ("rechts der Mitte", "von der Mitte aus"), French, Spanish,
+Italian ("rispetto al centro"), Portuguese, Polish ("w prawo od środka") and Swedish
+("höger om mitten"), and with the center first ("45 Grad von der Mitte nach rechts");
+"to N" also as Dutch "op"/"naar", Polish "na", Swedish "till"/"på", "hasta", "fino a",
+"até", "bis"; "further" also as "verder", "nog", "weitere", "altri", "jeszcze", "dalej",
+"ytterligare", "längre".
+
 Asked "a little more, another ten the same way", it wrote ``left: 30``, the size of an
 earlier move: a turn's size is the one number the request names.
 
@@ -54,12 +64,22 @@ from typing import Any
 from edgeagent.plugin import Reread, ToolArgumentError, fold
 from edgeagent_servo.controller import aim
 
+# Sides in English, German and Dutch, French, Spanish, Italian, Portuguese, Polish ("w
+# lewo", "na prawo", "po lewej") and Swedish ("vänster", "höger", folded).
 DIRECTIONS = {
-    "left": ("left", "links", "gauche", "izquierda", "sinistra", "esquerda"),
-    "right": ("right", "rechts", "droite", "derecha", "destra", "direita"),
-}
+    "left": ("left", "links", "gauche", "izquierda", "sinistra", "esquerda", "lewo", "lewej",
+             "vanster"),
+    "right": ("right", "rechts", "droite", "derecha", "destra", "direita", "prawo", "prawej",
+              "hoger"),
+}  # fmt: skip
 _NEGATIVE = re.compile(r"(?<![\w-])-\s*\d|\b(?:minus|moins|menos|meno|negative|negativ)\b")
-_CENTER = re.compile(r"\b(?:center|centre|middle|mitte|centro|milieu|meio)\b")
+# The center, in those languages: Dutch "het midden", "het centrum"; Polish "od środka",
+# "w środku"; Swedish "mitten", "mittläget".
+_CENTER_WORDS = (
+    r"center|centre|middle|mitte|centro|milieu|meio|midden|centrum|srodka|srodek|srodku|"
+    r"mitten|mittlaget"
+)
+_CENTER = re.compile(rf"\b(?:{_CENTER_WORDS})\b")
 # An end: "all the way", "far", "fully", "max" before a side, with only small words
 # between ("all the way over to the left", "ganz nach links", "tout a gauche", "todo a
 # la izquierda"), or "as far as it goes" after one ("left as far as you can").
@@ -79,13 +99,18 @@ _BACK = re.compile(
 )
 
 
+# Where to point: "to 40", "auf 40", "sur 40", "para 40"; Dutch "op 40", "naar 40";
+# Polish "na 40"; Swedish "till 40", "på 40"; "hasta 40", "fino a 40", "até 40", "bis 40".
 _TO_NUMBER = re.compile(
-    r"\b(?:to|at|auf|sur|para|posicao\s+de|posicion\s+de|posizione\s+di|position(?:\s+of)?)"
+    r"\b(?:to|at|auf|sur|para|posicao\s+de|posicion\s+de|posizione\s+di|position(?:\s+of)?|"
+    r"op|naar|na|till|pa|hasta|fino\s+a|ate|bis(?:\s+auf)?)"
     r"\s+(\d+(?:[.,]\d+)?)"
 )
+# Onward: "further", "weiter(e)", "encore", "ancora", "altri", "otros", "mais"; Dutch
+# "verder", "nog"; Polish "jeszcze", "dalej"; Swedish "ytterligare", "längre".
 _ON = re.compile(
-    r"\b(?:further|farther|more|another|again|weiter|noch|encore|ancora|otros?|otra|mas|"
-    r"outros?|mais)\b"
+    r"\b(?:further|farther|more|another|again|weiter|weitere[nm]?|noch|encore|ancora|altri|"
+    r"otros?|otra|mas|outros?|mais|verder|nog|jeszcze|dalej|ytterligare|langre)\b"
 )
 _SIDES = {"left": "left_of_center", "right": "right_of_center"}
 # Too far to one side: "too far right", "too much to the left", "zu weit nach links",
@@ -126,11 +151,24 @@ def position_as_said(arguments: dict[str, Any], request: str) -> dict[str, Any] 
 
 
 # "N (degrees) left of center", a position: "it's at 60 degrees left of centre", "60
-# Grad links von der Mitte", "a 60 grados a la izquierda del centro".
+# Grad links von der Mitte (aus)", "60 Grad links der Mitte", "45 graden rechts van het
+# midden", "60 degrés à gauche du centre", "a 60 grados a la izquierda del centro", "60
+# gradi a destra rispetto al centro", "60 graus à direita do centro", "60 stopni w lewo
+# od środka", "60 grader höger om mitten"; or the center first, "60 degrees from the
+# center to the left", "60 Grad von der Mitte nach links".
+_OF = (
+    r"of|from|von|vom|der|du|de|del|dal|do|da|van|vanaf|vanuit|od|om|fran|"
+    r"relative\s+to|relativ\s+zur|par\s+rapport\s+au|(?:con\s+)?respecto\s+al|"
+    r"rispetto\s+al|em\s+relacao\s+ao|ten\s+opzichte\s+van"
+)
+_FROM = r"from|von|vom|du|desde|dal|do|vanaf|vanuit|van|od|fran"
 _FROM_CENTER = (
     r"(?<![\w.,-])(\d+(?:[.,]\d+)?)\W+(?:\w+\W+){0,3}?(%s)\W+(?:\w+\W+){0,1}?"
-    r"(?:of|from|von|vom|du|de|del|dal|do|da)\W+(?:\w+\W+){0,1}?"
-    r"(?:center|centre|middle|mitte|centro|milieu|meio)\b"
+    rf"(?:{_OF})\W+(?:\w+\W+){{0,1}}?(?:{_CENTER_WORDS})\b"
+)
+_CENTER_FROM = (
+    r"(?<![\w.,-])(\d+(?:[.,]\d+)?)\W+(?:\w+\W+){0,2}?"
+    rf"(?:{_FROM})\W+(?:\w+\W+){{0,1}}?(?:{_CENTER_WORDS})\W+(?:\w+\W+){{0,2}}?(%s)\b"
 )
 
 
@@ -147,7 +185,8 @@ def from_center_as_said(arguments: dict[str, Any], request: str) -> dict[str, An
     said = [
         (side, float(m.group(1).replace(",", ".")))
         for side in _SIDES
-        for m in re.finditer(_FROM_CENTER % "|".join(DIRECTIONS[side]), folded)
+        for pattern in (_FROM_CENTER, _CENTER_FROM)
+        for m in re.finditer(pattern % "|".join(DIRECTIONS[side]), folded)
     ]
     if len(said) != 1:
         return None
