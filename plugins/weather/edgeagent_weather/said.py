@@ -1,12 +1,15 @@
 """The day a request names, in English, German, French, Spanish, Italian, Portuguese,
-Dutch, Swedish, Danish, Norwegian or Polish.
+Dutch, Swedish, Danish, Norwegian, Polish, Czech, Slovak, Finnish or Turkish.
 
 Asked "Che tempo farà a Verona martedì?", the model calls ``weather`` with ``day:
 "tomorrow"``: it translates day words on its own, and wrongly ("domenica", "dopodomani",
 "pasado mañana" all arrived as tomorrow, in four prompt sets written by different
 people; so did Dutch "overmorgen", in a prompt set written blind to this list). English
 it mostly copies, but not always: "I'm going to Paris on Thursday. What's the weather
-looking like?" came as ``day: "today"``. So the tool reads the request's own words again
+looking like?" came as ``day: "today"``, and so did Czech "Jaké bude zítra počasí v
+Brně?" (tomorrow, blind prompts; Czech, Slovak, Finnish and Turkish were added for it,
+with Turkish "pazar", also a market, read as Sunday only in "pazar günü" or "bu pazar").
+So the tool reads the request's own words again
 (:func:`said_day`) and, where they name one day that the call's does not, asks for that
 day (:attr:`~edgeagent.tools.tool.Tool.reread`).
 """
@@ -38,6 +41,23 @@ _MORE_WEEKDAY_WORDS = (
     ("zaterdag", "lordag", "lørdag", "sobota", "sobote"),
     ("zondag", "sondag", "søndag", "niedziela", "niedziele"),
 )
+# Czech and Slovak, also after "v"/"ve"/"vo" ("ve středu", "v neděli", "v sobotu", "v
+# nedeľu"); Finnish, as said ("perjantaina": on Friday), named and asked for
+# ("perjantai", "perjantaiksi"); Turkish, as typed with or without its letters ("salı",
+# "sali günü"). Turkish "pazar" is also a market and a town: Sunday only as "pazar günü"
+# or "bu pazar"; "sali" alone is Italian too ("se sali in montagna").
+_SLAVIC_FINNISH_TURKISH_WEEKDAY_WORDS = (
+    ("pondeli", "pondelok", "maanantai", "maanantaina", "maanantaiksi", "pazartesi"),
+    ("utery", "utorok", "tiistai", "tiistaina", "tiistaiksi", "salı", "sali gunu"),
+    ("streda", "stredu", "keskiviikko", "keskiviikkona", "keskiviikoksi", "carsamba"),
+    ("ctvrtek", "stvrtok", "torstai", "torstaina", "torstaiksi", "persembe"),
+    ("patek", "piatok", "perjantai", "perjantaina", "perjantaiksi", "cuma"),
+    ("sobotu", "lauantai", "lauantaina", "lauantaiksi", "cumartesi"),
+    (
+        "nedele", "nedeli", "nedela", "nedelu", "sunnuntai", "sunnuntaina", "sunnuntaiksi",
+        "pazar gunu", "bu pazar",
+    ),
+)  # fmt: skip
 WORDS: dict[str, str] = {
     # English
     "today": "today", "tonight": "today", "tomorrow": "tomorrow",
@@ -59,12 +79,30 @@ WORDS: dict[str, str] = {
     "depois de amanha": "day after tomorrow", "overmorgen": "day after tomorrow",
     "i overmorgen": "day after tomorrow", "overmorgon": "day after tomorrow",
     "i overmorgon": "day after tomorrow", "pojutrze": "day after tomorrow",
+    # Czech and Slovak ("dnešní", "zítřejší": today's, tomorrow's), Finnish, Turkish
+    # ("yarın" as typed without its letters too, "bugünkü": today's)
+    "dnes": "today", "dneska": "today", "dnesni": "today", "dnesne": "today",
+    "dnesny": "today", "zitra": "tomorrow", "zitrek": "tomorrow", "zitrejsi": "tomorrow",
+    "zajtra": "tomorrow", "zajtrajsi": "tomorrow", "zajtrajsie": "tomorrow",
+    "pozitri": "day after tomorrow", "pozajtra": "day after tomorrow",
+    "tanaan": "today", "huomenna": "tomorrow", "huomiseksi": "tomorrow",
+    "huomisen": "tomorrow", "ylihuomenna": "day after tomorrow",
+    "bugun": "today", "bugunku": "today", "yarın": "tomorrow", "yarin": "tomorrow",
+    "yarınki": "tomorrow", "yarinki": "tomorrow", "obur gun": "day after tomorrow",
+    "oburgun": "day after tomorrow", "yarından sonra": "day after tomorrow",
+    "yarindan sonra": "day after tomorrow",
     # not a day: a greeting, the time of day
     "guten morgen": "", "por la manana": "", "de manana": "", "goedemorgen": "",
     "goede morgen": "", "god morgen": "", "god morgon": "",
 }  # fmt: skip
-for _english, _words, _more in zip(WEEKDAYS, _WEEKDAY_WORDS, _MORE_WEEKDAY_WORDS, strict=True):
-    WORDS.update(dict.fromkeys((_english, *_words, *_more), _english))
+for _english, _words, _more, _east in zip(
+    WEEKDAYS,
+    _WEEKDAY_WORDS,
+    _MORE_WEEKDAY_WORDS,
+    _SLAVIC_FINNISH_TURKISH_WEEKDAY_WORDS,
+    strict=True,
+):
+    WORDS.update(dict.fromkeys((_english, *_words, *_more, *_east), _english))
 _PATTERN = re.compile(
     r"\b(" + "|".join(sorted(map(re.escape, WORDS), key=len, reverse=True)) + r")\b"
 )
@@ -84,15 +122,27 @@ _NORDIC_COUNTS = {
     "to": 2, "fire": 4, "seks": 6,  # Danish and Norwegian
 }  # fmt: skip
 _POLISH_COUNTS = {"jeden": 1, "dwa": 2, "trzy": 3, "cztery": 4, "piec": 5, "szesc": 6}
+_CZECH_SLOVAK_COUNTS = {
+    "jeden": 1, "dva": 2, "dve": 2, "tri": 3, "ctyri": 4, "styri": 4, "pet": 5, "pat": 5,
+    "sest": 6,
+}  # fmt: skip
+_FINNISH_COUNTS = {"yhden": 1, "kahden": 2, "kolmen": 3, "neljan": 4, "viiden": 5, "kuuden": 6}
+_TURKISH_COUNTS = {"bir": 1, "iki": 2, "uc": 3, "dort": 4, "bes": 5, "altı": 6, "alti": 6}
 
 
 def _in_days(before: str, counts: dict[str, int], after: str) -> re.Pattern[str]:
     return re.compile(rf"\b(?:{before})\s+(\d|{'|'.join(counts)})\s+(?:{after})\b")
 
 
+def _days_on(counts: dict[str, int], after: str) -> re.Pattern[str]:
+    """A count before its days: Finnish "3 päivän päästä", Turkish "3 gün sonra"."""
+    return re.compile(rf"\b(\d|{'|'.join(counts)})\s+(?:{after})\b")
+
+
 # (pattern, its count words): "in three days", "in 3 Tagen", "dans 3 jours", "en tres
 # dias", "tra 3 giorni", "fra tre giorni", "em 3 dias", "daqui a 3 dias"; "over drie
-# dagen"; "om tre dagar", "om to dage", "om 3 dager"; "za trzy dni"
+# dagen"; "om tre dagar", "om to dage", "om 3 dager"; "za trzy dni"; "za tři dny", "o tri
+# dni"; "kolmen päivän päästä"; "üç gün sonra"
 _IN_DAYS = (
     (
         _in_days(
@@ -105,6 +155,9 @@ _IN_DAYS = (
     (_in_days("over", _DUTCH_COUNTS, "dagen|dag"), _DUTCH_COUNTS),
     (_in_days("om", _NORDIC_COUNTS, "dagar|dage|dager|dag|døgn"), _NORDIC_COUNTS),
     (_in_days("za", _POLISH_COUNTS, "dni|dzien"), _POLISH_COUNTS),
+    (_in_days("za|o", _CZECH_SLOVAK_COUNTS, "dny|dni|den|dna"), _CZECH_SLOVAK_COUNTS),
+    (_days_on(_FINNISH_COUNTS, r"paivan\s+paasta"), _FINNISH_COUNTS),
+    (_days_on(_TURKISH_COUNTS, r"gun\s+sonra"), _TURKISH_COUNTS),
 )
 
 
