@@ -18,6 +18,8 @@ from dataclasses import dataclass
 from typing import Any, Literal
 
 from edgeagent.agent import honesty
+from edgeagent.agent.absent import names_absent, names_own
+from edgeagent.agent.answer import names_device
 from edgeagent.agent.honesty import (
     YES_NO,
     calculation_question,
@@ -94,6 +96,10 @@ class SideChecks:
         Tool.asked_in`: the shell's ``wc``, a count) is refused by its topic, without
         the question, for a request that asks no such thing.
 
+        An acting call for a request that names a household device no tool here
+        drives, and not the called tool's own, is refused before any question
+        (:meth:`_absent`).
+
         ``earlier``, the turn before (its request, and all of it as the model read it):
         a call that continues it (:meth:`_continues`) gets a "no" to this request alone
         asked again of both requests together.
@@ -112,6 +118,10 @@ class SideChecks:
             guess = self._guessed(call, prompt, said or prompt)
             if guess is not None:
                 log.info("%s %r: %r was never said", tool.name, call.arguments, guess)
+                return Refusal(NO_DEVICE)
+            absent = self._absent(call, prompt)
+            if absent is not None:
+                log.info("%s for %r: the %s is no device here", tool.name, prompt[:60], absent)
                 return Refusal(NO_DEVICE)
             acts = tool.kind is ToolKind.ACT
             # A change asked of a wrapper that reads ("ok delete it" as ls notes.txt,
@@ -186,6 +196,21 @@ class SideChecks:
         unheard = self._unheard(call, said=said, request=prompt)
         guesses = [v for v in _leaves(call.arguments) if isinstance(v, str) and unheard(v)]
         return guesses[0] if guesses else None
+
+    def _absent(self, call: ToolCall, prompt: str) -> str | None:
+        """The device ``prompt`` names that no tool here drives, where ``call`` acts
+        and ``prompt`` does not name the called tool's own device (its ``named_in``,
+        or a word of its title); ``None``: none (:mod:`~edgeagent.agent.absent`).
+        "crank up the speakers too" came as the LED at 100%, and both side questions
+        said yes (blind prompts)."""
+        tool = self.registry.get(call.name)
+        if tool.kind is not ToolKind.ACT or names_device(prompt, tool):
+            return None
+        if names_own(prompt, tool.title):
+            return None
+        if tool.named_in is not None and tool.named_in(prompt):
+            return None
+        return names_absent(prompt, installed=[t.title for t in self.registry if t.title])
 
     def _continues(self, call: ToolCall, prompt: str, earlier: tuple[str, str]) -> bool:
         """Whether a request the topic question refused may continue the turn before

@@ -350,17 +350,38 @@ def make_checked(rules: list[Rule]) -> tuple[Agent, ScriptedEngine, Strip]:
 def test_an_acting_call_the_model_itself_says_is_off_target_is_refused() -> None:
     agent, engine, strip = make_checked(
         [
-            (r'Request: "turn on the fan"', "no"),
-            (r"(?i)fan", fence("led", color="white")),
+            (r'Request: "water the plants"', "no"),
+            (r"(?i)plants", fence("led", color="white")),
         ]
     )
     conversation = agent.new_conversation("t1")
-    answer = final(run_turn(agent, "turn on the fan", conversation))
+    answer = final(run_turn(agent, "water the plants", conversation))
     assert strip.commands == [] and answer.tool_calls == []
     assert answer.text.startswith("I can't do that here")
     check = engine.requests[-1]
     assert check.aside and len(check.messages) == 1  # asked alone, outside the conversation
     assert conversation.messages[conversation.kept :] == []  # nothing to imitate later
+
+
+def test_an_acting_call_for_a_device_that_is_not_here_is_refused_without_asking() -> None:
+    # "crank up the speakers too" came as the LED at 100%, and both side questions said
+    # yes: a request that names a household device, and not the strip, asks for none.
+    agent, engine, strip = make(
+        [
+            (r"Request: ", "yes"),
+            (r"(?i)speakers|volets|kettle", fence("led", color="white")),
+            (r"(?i)lamp", fence("led", color="white")),
+        ],
+        named_in=lambda request: "lamp" in request,
+    )
+    agent.check_target = True
+    for prompt in ("crank up the speakers too", "Tu peux fermer les volets ?", "kettle on"):
+        answer = final(run_turn(agent, prompt))
+        assert answer.text == "I can't do that here: none of my devices can do that."
+    assert strip.commands == [] and not any(r.aside for r in engine.requests)
+    # The strip's own name beside another device: the side questions decide.
+    final(run_turn(agent, "the lamp by the window, white please"))
+    assert strip.commands == ["white"]
 
 
 def test_an_acting_call_on_target_runs() -> None:

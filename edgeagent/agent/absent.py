@@ -1,0 +1,64 @@
+"""Devices a request names that no tool here drives.
+
+Asked for a device that is not there ("fan on high please", "Tu peux aussi fermer les
+volets ?", "crank up the speakers too"), the model calls the LED or the servo, and the
+side questions, asked alone, say yes often enough: over every record in
+``bench/results*``, 112 first calls of the LED or the servo for no-tool requests that
+name a household device and not the called tool's own, 11 of them run; against 3 tool
+requests that name such a device and not the tool's ("ok alarm's over, back to purple
+at half brightness"; "alarm" is not in the list). A request that names one of these
+devices, and not the device of the tool called, asks for a device that is not here.
+
+A word of an installed tool's title is never absent: with a plugin for "the ceiling
+fan", "fan" names it.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+
+from edgeagent.tools.words import fold, one_slip, plain
+
+DEVICES = (
+    # English
+    "door doors garage gate window windows blinds curtain curtains shutter shutters "
+    "fan fans heater heating thermostat radiator aircon oven stove kettle dishwasher "
+    "dryer fridge freezer microwave toaster speaker speakers stereo radio tv television "
+    "telly vacuum roomba sprinkler sprinklers irrigation chime humidifier "
+    "dehumidifier purifier extractor kiln smoker grill sauna "
+    # German
+    "tur turen fenster rollladen jalousie ventilator heizung ofen "
+    "wasserkocher kaffeemaschine lautsprecher fernseher staubsauger "
+    # French
+    "porte portail fenetre volet volets ventilateur chauffage bouilloire enceinte "
+    "enceintes aspirateur "
+    # Spanish
+    "puerta ventana persiana persianas ventilador calefaccion horno hervidor altavoz "
+    "altavoces televisor aspiradora "
+    # Italian
+    "finestra tapparella tapparelle ventilatore riscaldamento forno bollitore televisore "
+    # Portuguese and Dutch
+    "janela ventoinha aquecimento chaleira deur raam verwarming ketel"
+)
+_WORDS = frozenset(fold(DEVICES).split())
+_PAIRS = ("coffee machine", "coffee maker", "washing machine", "air con", "air conditioning")
+
+
+def names_own(request: str, title: str) -> bool:
+    """Whether ``request`` names the device of a tool titled ``title`` in a word that
+    is one of the title's with one letter off ("Dreh die Kamera ganz nach links, zum
+    Ofen hin": Kamera is the camera; :func:`~edgeagent.tools.words.one_slip`)."""
+    said = plain(request).split()
+    return any(one_slip(w, o) for w in said for o in plain(title).split())
+
+
+def names_absent(request: str, *, installed: Iterable[str]) -> str | None:
+    """The first device ``request`` names that is not among the ``installed`` tools'
+    titles (their words), or ``None``."""
+    words = plain(request).split()
+    present = {w for title in installed for w in plain(title).split()}
+    for word in words:
+        if word in _WORDS and word not in present:
+            return word
+    text = f" {' '.join(words)} "
+    return next((pair for pair in _PAIRS if f" {pair} " in text), None)

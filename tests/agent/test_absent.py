@@ -1,0 +1,55 @@
+"""Devices a request names that no tool here drives (edgeagent.agent.absent)."""
+
+from __future__ import annotations
+
+import pytest
+
+from edgeagent.agent.absent import names_absent, names_own
+
+INSTALLED = ["the LED strip (lights, lamp, colors, brightness)", "the camera servo"]
+
+
+@pytest.mark.parametrize(
+    ("request_", "device"),
+    [
+        ("fan on high please", "fan"),
+        ("Tu peux aussi fermer les volets ?", "volets"),
+        ("Kannst du die Rollläden runterlassen?", "rollladen"),
+        ("enciende el ventilador, por favor", "ventilador"),
+        ("put the coffee machine on", "coffee machine"),
+        ("also the garage door is stuck halfway, close it would you", "garage"),
+    ],
+)
+def test_a_household_device_no_tool_drives_is_named(request_: str, device: str) -> None:
+    assert names_absent(request_, installed=INSTALLED) == device
+
+
+@pytest.mark.parametrize(
+    "request_",
+    [
+        "make the lights blue",
+        "I'm a bit blind in here, brighter please",  # no device: "blind" is not "blinds"
+        "turn the lights to four",  # French "four" (oven) is not on the list
+        "what's the weather tomorrow?",
+    ],
+)
+def test_a_request_without_such_a_device_names_none(request_: str) -> None:
+    assert names_absent(request_, installed=INSTALLED) is None
+
+
+def test_a_device_an_installed_tool_drives_is_not_absent() -> None:
+    fan = [*INSTALLED, "the ceiling fan"]
+    assert names_absent("fan on high please", installed=fan) is None
+
+
+@pytest.mark.parametrize(
+    ("request_", "named"),
+    [
+        ("Dreh die Kamera ganz nach links, zum Ofen hin.", True),
+        ("camera to the door", False),  # the word itself: names_device reads it
+        ("turn on the fan", False),  # "turn" is no slip of "turns": too short
+        ("Kannst du die Heizung höher drehen?", False),
+    ],
+)
+def test_names_own_reads_a_title_word_written_one_letter_off(request_: str, named: bool) -> None:
+    assert names_own(request_, "the servo that turns the camera (angles, left, right)") is named
