@@ -2,15 +2,15 @@
 
 Asked for a device that is not there ("fan on high please", "Tu peux aussi fermer les
 volets ?", "crank up the speakers too"), the model calls the LED or the servo, and the
-side questions, asked alone, say yes often enough: over every record in
-``bench/results*``, 112 first calls of the LED or the servo for no-tool requests that
-name a household device and not the called tool's own, 11 of them run; against 3 tool
-requests that name such a device and not the tool's ("ok alarm's over, back to purple
-at half brightness"; "alarm" is not in the list). A request that names one of these
-devices, and not the device of the tool called, asks for a device that is not here.
+side questions, asked alone, say yes often enough. Over every record in
+``bench/results*``, the first LED or servo calls for requests that name one of the
+devices below and not the called tool's own (a word of its title, its ``named_in``, or
+a title word one letter off: "Kamera") were 110 for no-tool requests, 11 of which ran,
+and none for tool requests. Such a request asks for a device that is not here.
 
 A word of an installed tool's title is never absent: with a plugin for "the ceiling
-fan", "fan" names it.
+fan", "fan" names it. Words that are other words too ("blind", French "four" for the
+oven, "doorbell" for a doorbell camera, "alarm" for a light scene) are not listed.
 """
 
 from __future__ import annotations
