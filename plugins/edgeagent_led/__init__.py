@@ -25,8 +25,9 @@ def register_tools(register: Register, context: PluginContext) -> None:
     strip = context.device(BACKENDS, options)
     controller = LedController(backend=strip, count=options.count, effect_s=options.effect_s)
     # "para roxo" arrives as color: "red", "half as bright" as brightness: 50, "turn
-    # the lights up to 90" as red at 100 (edgeagent_led.said).
-    reread = as_said(controller.state, named=names_the_strip)
+    # the lights up to 90" as red at 100, "undo that" as a colour of its own
+    # (edgeagent_led.said).
+    reread = as_said(controller.state, named=names_the_strip, before=controller.before)
     # "kill the shop light" is about the strip, whatever a side question says; a colour
     # nobody said, for a request that names no light, is a guess (edgeagent_led.names).
     led = make_tool(controller.led, plugin="led")

@@ -92,6 +92,8 @@ class LedController:
         self._sleep = sleep
         self._lock = DeviceLock("LED", wait_s=busy_wait_s)  # one change at a time
         self._closed = False
+        self._before: LedState | None = None
+        """The strip's state before its last change (:meth:`before`)."""
 
     @tool(
         kind="act",
@@ -125,7 +127,7 @@ class LedController:
         dark = color is not None and color.strip().lower() in OFF_COLORS
         with self._lock.held():
             backend = self.device.get()
-            state = backend.read()
+            state = was = backend.read()
             if color is not None and not (dark and whole):
                 lo, hi = self._range(first, last)
                 state = state.with_color(BLACK if dark else to_hex(color), lo, hi)
@@ -138,6 +140,8 @@ class LedController:
             if effect is not None:
                 self._effect(backend, effect, state)
             backend.write(state)
+            if state != was:  # written: "undo that last change to the light" is ``was``
+                self._before = was
             result = state.summary()
             if effect is not None:
                 result["effect"] = f"{effect} for {self.effect_s:g} s"
@@ -159,6 +163,11 @@ class LedController:
         """The strip's state now (the strip opened if it was not)."""
         with self._lock.held():
             return self.device.get().read()
+
+    def before(self) -> LedState | None:
+        """The strip's state before the last ``led`` call that changed it; ``None``
+        before the first (the strip is not opened)."""
+        return self._before
 
     def _range(self, first: int | None, last: int | None) -> tuple[int, int]:
         end = self.count - 1

@@ -7,7 +7,12 @@ of its own: 50 for half, 110 for "add ten" (it assumed 100), whatever the strip 
 request names is computed from it. Asked for an end ("orange, dimmest setting",
 "minimum brightness"), it wrote 10 or 50: the end is 1 or 100. Asked to keep the
 brightness ("change it to white, same brightness", "switch the strip to white but keep
-it that dim"), it still wrote ``brightness: 100`` or 50; the request's word wins.
+it that dim"), it still wrote ``brightness: 100`` or 50; the request's word wins. A part
+of the level ("a quarter of what they are now", "70% of its current brightness") is read
+by :mod:`edgeagent_led.level`.
+
+Asked to undo ("put the light back how it was"), it wrote a colour of its own: the
+strip's state before its last change is what was meant (:mod:`edgeagent_led.undo`).
 
 Asked to switch it off ("apaga la luz"), the model wrote ``{"off": true}``, an argument
 the tool does not have: it is ``on: false``. Asked for light ("bright white, full
@@ -37,6 +42,7 @@ from typing import Any
 import webcolors
 
 from edgeagent.plugin import Reread, ToolArgumentError, fold
+from edgeagent_led.level import NOT_A_PART, shares_of_now
 from edgeagent_led.strip import (
     OFF_COLORS,
     LedState,
@@ -45,6 +51,7 @@ from edgeagent_led.strip import (
     name_of,
     to_hex,
 )
+from edgeagent_led.undo import undone_as_said
 
 _N = r"(\d+(?:[.,]\d+)?)"
 _DIGIT = re.compile(r"\d")
@@ -61,7 +68,7 @@ _DOUBLE = re.compile(
 _UP = (
     re.compile(
         r"\b(?:add|plus|up\s+by|increase\s+(?:it\s+|the\s+brightness\s+)?by|raise\s+(?:it\s+)?by|"
-        r"bump\s+(?:it\s+)?(?:up\s+)?by|turn\s+(?:it\s+)?up\s+by)\s+" + _N
+        r"bump\s+(?:it\s+)?(?:up\s+)?by|turn\s+(?:it\s+)?up\s+by)\s+" + _N + NOT_A_PART
     ),
     re.compile(_N + r"\s*(?:%|percent|points?)?\s+(?:more\s+bright|brighter|higher)\b"),
 )
@@ -69,7 +76,7 @@ _DOWN = (
     re.compile(
         r"\b(?:minus|subtract|take\s+off|down\s+by|decrease\s+(?:it\s+|the\s+brightness\s+)?by|"
         r"lower\s+(?:it\s+)?by|reduce\s+(?:it\s+)?by|drop\s+(?:it\s+)?by|dim\s+(?:it\s+)?by|"
-        r"turn\s+(?:it\s+)?down\s+by)\s+" + _N
+        r"turn\s+(?:it\s+)?down\s+by)\s+" + _N + NOT_A_PART
     ),
     re.compile(_N + r"\s*(?:%|percent|points?)?\s+(?:less\s+bright|dimmer|darker|lower)\b"),
 )
@@ -112,17 +119,19 @@ def brightness_as_said(
     if len(ends) == 1:
         # "orange, dimmest setting" came as brightness 10, "minimum brightness" as 50.
         return None if brightness == ends[0] else {**arguments, "brightness": ends[0]}
-    changes: list[Callable[[int], float]] = []
+    # (share of the level, points added): "half as bright" (0.5, 0), "add 10" (1, 10)
+    changes = {(share, 0.0) for share in shares_of_now(folded)}
     if _HALF.search(folded):
-        changes.append(lambda level: level / 2)
+        changes.add((0.5, 0.0))
     if _DOUBLE.search(folded):
-        changes.append(lambda level: level * 2)
+        changes.add((2.0, 0.0))
     for patterns, sign in ((_UP, 1), (_DOWN, -1)):
         for n in {m.group(1) for p in patterns for m in p.finditer(folded)}:
-            changes.append(_by(sign * float(n.replace(",", "."))))
+            changes.add((1.0, sign * float(n.replace(",", "."))))
     if len(changes) != 1:
         return None  # none, or more than one: the model's reading stands
-    level = max(1, min(100, round(changes[0](current()))))
+    ((share, points),) = changes
+    level = max(1, min(100, round(current() * share + points)))
     return None if brightness == level else {**arguments, "brightness": level}
 
 
@@ -292,12 +301,19 @@ def level_as_said(
     return None if meant == arguments else meant
 
 
-def _by(step: float) -> Callable[[int], float]:
-    return lambda level: level + step
+def _colors_said(request: str) -> set[str]:
+    """The CSS names of the colours a request says, in any language the strip knows."""
+    return _css_names(fold(request)) | foreign_colors(request)
 
 
-def as_said(current: Callable[[], LedState], *, named: Callable[[str], bool]) -> Reread:
-    """The ``led`` tool's reread: off as on=false, an "off" colour with a brightness
+def as_said(
+    current: Callable[[], LedState],
+    *,
+    named: Callable[[str], bool],
+    before: Callable[[], LedState | None] = lambda: None,
+) -> Reread:
+    """The ``led`` tool's reread: for a request to undo, the strip as it was ``before()``
+    its last change; off as on=false, an "off" colour with a brightness
     the request never calls off dropped, an effect or pixels the request does not name
     dropped, a colour named in another language or the one CSS name said, a change to another colour
     than the one the ``current()`` strip shows, then a brightness named relative to its
@@ -305,6 +321,8 @@ def as_said(current: Callable[[], LedState], *, named: Callable[[str], bool]) ->
     level alone."""
 
     def reread(arguments: dict[str, Any], request: str) -> dict[str, Any] | None:
+        if undone := undone_as_said(request, before=before, colors=_colors_said):
+            return undone
         if alone := level_as_said(arguments, request, named=named):
             return alone
         switched = switch_as_meant(arguments)
