@@ -291,8 +291,9 @@ class Agent:
                     return
                 raw, parsed = second
                 checked = True
-            calls = [self.executor.resolve(ToolCall(c.name, c.arguments)) for c in parsed.calls]
-            calls = self.checks.reread(calls, request=conversation.request())
+            calls = review.read_again(
+                parsed.calls, self.checks, self.executor, request=conversation.request()
+            )
             calls = self.checks.recall(calls, earlier=conversation.results())
             declined = [c for c in calls if self.decline and c.name == DECLINE]
             calls = [c for c in calls if c not in declined]

@@ -10,14 +10,15 @@ the grammar allows to be only a call, or the refusal that ends the turn. The loo
 from __future__ import annotations
 
 import logging
-from collections.abc import Collection, Mapping
+from collections.abc import Collection, Mapping, Sequence
 from typing import Any
 
 from edgeagent.agent.answer import acted, failed_to_act
+from edgeagent.agent.checks import SideChecks
 from edgeagent.agent.events import ErrorEvent
 from edgeagent.agent.second_look import Looking, look_elsewhere
 from edgeagent.tools.calls import ParsedOutput
-from edgeagent.tools.executor import ToolCall
+from edgeagent.tools.executor import ToolCall, ToolExecutor
 
 log = logging.getLogger(__name__)
 
@@ -77,3 +78,23 @@ async def checked_calls(
         turn, calls=calls, refusal=refusal, without=without, elsewhere=elsewhere
     )
     return [found] if isinstance(found, ToolCall) else found
+
+
+def read_again(
+    written: Sequence[ToolCall], checks: SideChecks, executor: ToolExecutor, *, request: str
+) -> list[ToolCall]:
+    """``written`` as they run: read again from the ``request`` by the tools the model
+    named (:meth:`~edgeagent.agent.checks.SideChecks.reread`), then resolved
+    (:meth:`~edgeagent.tools.executor.ToolExecutor.resolve`), and a call moved to
+    another tool read again by that one. "undo that last change to the light" came as
+    ``led`` with ``back: true``, the servo's argument: moved first, it ran as the
+    servo's undo; the LED reads it as its own (blind prompts). "dim them to 35" came
+    as ``servo`` with ``brightness: 35``: moved, the LED reads it."""
+    named = checks.reread([ToolCall(c.name, c.arguments) for c in written], request=request)
+    calls = []
+    for call in named:
+        moved = executor.resolve(call)
+        if moved.name != call.name:
+            moved = checks.reread([moved], request=request)[0]
+        calls.append(moved)
+    return calls

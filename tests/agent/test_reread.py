@@ -136,3 +136,42 @@ def test_a_conversation_s_results_are_its_successful_calls_only() -> None:
         {"role": "tool", "content": "not json"},
     ]
     assert conversation.results() == [{"angle": 30}, "2 notes.txt"]
+
+
+def test_a_call_the_executor_would_move_is_read_first_by_the_tool_the_model_named() -> None:
+    # "undo that last change to the light" came as led with back: true, the servo's
+    # argument: moved to the servo, it turned the camera back; the LED reads it as its
+    # own undo, and the strip returns to where it was.
+    import edgeagent_led
+    import edgeagent_servo
+
+    led = load_plugin(edgeagent_led, name="led", options={"backend": "mock"})
+    servo = load_plugin(edgeagent_servo, name="servo", options={"backend": "mock"})
+    registry = ToolRegistry([*led.registry, *servo.registry])
+    engine = ScriptedEngine(
+        [
+            ("(?i)green at 90", call("led", color="green", brightness=90)),
+            ("(?i)down to 20", call("led", brightness=20)),
+            ("(?i)undo", call("led", back=True)),
+            ("(?i)dim them", call("servo", brightness=35)),
+        ],
+        default="?",
+    )
+    agent = Agent(
+        llm=InProcessLLM(engine),
+        executor=ToolExecutor(registry),
+        call_format=get_call_format("json"),
+        system_prompt="sys",
+    )
+    conversation = agent.new_conversation("lamp")
+    run_turn(agent, "the light green at 90", conversation)
+    run_turn(agent, "light down to 20", conversation)
+    answer = run_turn(agent, "undo that last change to the light", conversation)[-1]
+    assert isinstance(answer, FinalAnswer)
+    assert answer.text == "The LED strip is now green at 90% brightness."
+    # A call moved to the tool that takes its arguments is read by that tool too.
+    answer = run_turn(agent, "dim them to half as bright", conversation)[-1]
+    assert isinstance(answer, FinalAnswer)
+    assert answer.text == "The LED strip is now green at 45% brightness."
+    led.close()
+    servo.close()
