@@ -135,9 +135,9 @@ def refuses(text: str) -> bool:
 def promises(text: str) -> bool:
     """True when ``text`` says yes, it can, instead of doing it ("Ja, ich kann die
     Heizung anmachen."): said without a call, it tells the user a device will change
-    that no tool changed (six no-tool turns in the benchmarks' records, all for absent
-    devices, and two where a tool was meant: "kannst du die Kamera um 15 Grad nach
-    links drehen?")."""
+    that no tool changed (five no-tool turns in the benchmarks' records, for absent
+    devices or chores, and two where a tool was meant: "kannst du die Kamera um 15 Grad
+    nach links drehen?")."""
     return bool(_PROMISE.search(text))
 
 
