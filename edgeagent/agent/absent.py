@@ -17,6 +17,8 @@ from __future__ import annotations
 
 from collections.abc import Iterable
 
+from edgeagent.agent.answer import names_device
+from edgeagent.tools.tool import Tool, ToolKind
 from edgeagent.tools.words import fold, one_slip, plain
 
 DEVICES = (
@@ -62,3 +64,16 @@ def names_absent(request: str, *, installed: Iterable[str]) -> str | None:
             return word
     text = f" {' '.join(words)} "
     return next((pair for pair in _PAIRS if f" {pair} " in text), None)
+
+
+def absent_for(tool: Tool, prompt: str, *, installed: Iterable[Tool]) -> str | None:
+    """The device ``prompt`` names that none of the ``installed`` tools drives, where
+    ``tool`` acts and ``prompt`` does not name ``tool``'s own device (a word of its
+    title, its ``named_in``, or a title word one letter off); ``None``: none. "crank up
+    the speakers too" came as the LED at 100%, and both side questions said yes (blind
+    prompts)."""
+    if tool.kind is not ToolKind.ACT or names_device(prompt, tool):
+        return None
+    if names_own(prompt, tool.title) or (tool.named_in is not None and tool.named_in(prompt)):
+        return None
+    return names_absent(prompt, installed=[t.title for t in installed if t.title])

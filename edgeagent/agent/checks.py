@@ -18,8 +18,7 @@ from dataclasses import dataclass
 from typing import Any, Literal
 
 from edgeagent.agent import honesty
-from edgeagent.agent.absent import names_absent, names_own
-from edgeagent.agent.answer import names_device
+from edgeagent.agent.absent import absent_for
 from edgeagent.agent.honesty import (
     YES_NO,
     calculation_question,
@@ -32,7 +31,7 @@ from edgeagent.llm.base import LLM, GenerateRequest
 from edgeagent.tools.executor import ToolCall
 from edgeagent.tools.registry import ToolRegistry
 from edgeagent.tools.tool import ToolKind
-from edgeagent.tools.words import fold, one_form, one_slip, plain
+from edgeagent.tools.words import fold, one_slip, plain, said_in_words
 
 log = logging.getLogger(__name__)
 
@@ -98,7 +97,7 @@ class SideChecks:
 
         An acting call for a request that names a household device no tool here
         drives, and not the called tool's own, is refused before any question
-        (:meth:`_absent`).
+        (:func:`~edgeagent.agent.absent.absent_for`).
 
         ``earlier``, the turn before (its request, and all of it as the model read it):
         a call that continues it (:meth:`_continues`) gets a "no" to this request alone
@@ -119,7 +118,7 @@ class SideChecks:
             if guess is not None:
                 log.info("%s %r: %r was never said", tool.name, call.arguments, guess)
                 return Refusal(NO_DEVICE)
-            absent = self._absent(call, prompt)
+            absent = absent_for(tool, prompt, installed=self.registry)
             if absent is not None:
                 log.info("%s for %r: the %s is no device here", tool.name, prompt[:60], absent)
                 return Refusal(NO_DEVICE)
@@ -197,21 +196,6 @@ class SideChecks:
         guesses = [v for v in _leaves(call.arguments) if isinstance(v, str) and unheard(v)]
         return guesses[0] if guesses else None
 
-    def _absent(self, call: ToolCall, prompt: str) -> str | None:
-        """The device ``prompt`` names that no tool here drives, where ``call`` acts
-        and ``prompt`` does not name the called tool's own device (its ``named_in``,
-        or a word of its title); ``None``: none (:mod:`~edgeagent.agent.absent`).
-        "crank up the speakers too" came as the LED at 100%, and both side questions
-        said yes (blind prompts)."""
-        tool = self.registry.get(call.name)
-        if tool.kind is not ToolKind.ACT or names_device(prompt, tool):
-            return None
-        if names_own(prompt, tool.title):
-            return None
-        if tool.named_in is not None and tool.named_in(prompt):
-            return None
-        return names_absent(prompt, installed=[t.title for t in self.registry if t.title])
-
     def _continues(self, call: ToolCall, prompt: str, earlier: tuple[str, str]) -> bool:
         """Whether a request the topic question refused may continue the turn before
         (``earlier``: its request, and all of it): a read call that carries a number
@@ -242,7 +226,7 @@ class SideChecks:
                 if not isinstance(value, str) or not value.strip():
                     continue  # missing or malformed: the executor's error says so
                 first = plain(value.split(",")[0])
-                if first and not _named_by(first, heard):
+                if first and not said_in_words(first, heard):
                     log.info("%s %s=%r was never said by the user", call.name, name, value)
                     return f"Which {name} do you mean? I use only a {name} you name."
         return None
@@ -473,17 +457,6 @@ class SideChecks:
 
 FILE_SUFFIX = re.compile(r"(?<=\w)\.[A-Za-z]\w{0,4}$")
 """A file name's extension (``.txt``, ``.md``, ``.log``)."""
-
-
-def _named_by(name: str, heard: str) -> bool:
-    """Whether the user's words ``heard`` (plain) hold ``name`` (plain), word for word
-    or each word in another form (:func:`~edgeagent.tools.words.one_form`): "Jaka
-    będzie jutro pogoda w Gdyni?" came as ``location: "Gdynia"``, the name's own form,
-    and was asked back as a place nobody named (blind prompts)."""
-    if name in heard:
-        return True
-    said = heard.split()
-    return all(any(word == s or one_form(word, s) for s in said) for word in name.split())
 
 
 def _carries_a_number(call: ToolCall, prompt: str, earlier: str) -> bool:

@@ -67,3 +67,14 @@ def one_form(written: str, said: str) -> bool:
     endings = (len(written) - stem, len(said) - stem)
     changed = left <= 1 or (left <= 2 and stem >= STEM_MIN + 2)
     return stem >= STEM_MIN and changed and max(endings) <= ENDING_MAX
+
+
+def said_in_words(name: str, heard: str) -> bool:
+    """Whether the user's words ``heard`` (:func:`plain`) hold ``name`` (plain), word
+    for word or each word in another form (:func:`one_form`): "Jaka będzie jutro pogoda
+    w Gdyni?" came as ``location: "Gdynia"``, the name's own form, and was asked back
+    as a place nobody named (blind prompts)."""
+    if name in heard:
+        return True
+    said = heard.split()
+    return all(any(word == s or one_form(word, s) for s in said) for word in name.split())
