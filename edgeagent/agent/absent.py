@@ -49,9 +49,15 @@ _PAIRS = ("coffee machine", "coffee maker", "washing machine", "air con", "air c
 def names_own(request: str, title: str) -> bool:
     """Whether ``request`` names the device of a tool titled ``title`` in a word that
     is one of the title's with one letter off ("Dreh die Kamera ganz nach links, zum
-    Ofen hin": Kamera is the camera; :func:`~edgeagent.tools.words.one_slip`)."""
+    Ofen hin": Kamera is the camera; :func:`~edgeagent.tools.words.one_slip`) or cut
+    short ("point the cam at the door": cam is the camera)."""
     said = plain(request).split()
-    return any(one_slip(w, o) for w in said for o in plain(title).split())
+    own = plain(title).split()
+    return any(
+        one_slip(w, o) or (len(w) >= 3 and len(o) >= len(w) + 2 and o.startswith(w))
+        for w in said
+        for o in own
+    )
 
 
 def names_absent(request: str, *, installed: Iterable[str]) -> str | None:

@@ -46,6 +46,7 @@ def test_a_device_an_installed_tool_drives_is_not_absent() -> None:
     ("request_", "named"),
     [
         ("Dreh die Kamera ganz nach links, zum Ofen hin.", True),
+        ("point the cam at the door", True),  # cut short
         ("camera to the door", False),  # the word itself: names_device reads it
         ("turn on the fan", False),  # "turn" is no slip of "turns": too short
         ("Kannst du die Heizung höher drehen?", False),
