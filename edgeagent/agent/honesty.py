@@ -137,8 +137,11 @@ def promises(text: str) -> bool:
     Heizung anmachen."): said without a call, it tells the user a device will change
     that no tool changed (five no-tool turns in the benchmarks' records, for absent
     devices or chores, and two where a tool was meant: "kannst du die Kamera um 15 Grad
-    nach links drehen?")."""
-    return bool(_PROMISE.search(text))
+    nach links drehen?"). Only an answer of that one sentence: "Sure, I'll tell you a
+    joke: ..." goes on to do what it says."""
+    said = text.strip()
+    one_sentence = not re.search(r"[.!?:;]\s+\S", said)  # "Sure, I'll tell you one: ..."
+    return one_sentence and bool(_PROMISE.search(said))
 
 
 def refuses_a_change(text: str) -> bool:

@@ -208,6 +208,8 @@ def test_a_promise_the_checks_find_no_tool_for_is_said_as_the_refusal_it_is() ->
         ("Yes, fog is a cloud sitting on the ground.", False),
         ("I can help with files, the LED strip and the camera.", False),
         ("Ja, Schlangen können Farben sehen.", False),
+        ("Sure, I'll tell you one: why did the LED cross the road?", False),
+        ("Yes, I can help. Here are three ideas for the party.", False),
     ],
 )
 def test_promises(text: str, promised: bool) -> None:
