@@ -144,6 +144,13 @@ def promises(text: str) -> bool:
     return one_sentence and bool(_PROMISE.search(said))
 
 
+def stands_in(text: str) -> bool:
+    """True when ``text`` stands in for doing what was asked: a refusal
+    (:func:`refuses`) or a promise (:func:`promises`). A second look may replace it
+    with a call, so it is held back from the stream until then."""
+    return refuses(text) or promises(text)
+
+
 def refuses_a_change(text: str) -> bool:
     """True when ``text`` refuses a change to files or the system ("none of my tools
     can delete files"): what no read tool does."""

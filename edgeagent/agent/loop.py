@@ -269,7 +269,7 @@ class Agent:
                 and not records
                 and not parsed.calls
                 and not parsed.errors
-                and (honesty.refuses(parsed.text) or honesty.promises(parsed.text))
+                and honesty.stands_in(parsed.text)
             ):
                 second = await second_look(
                     looking,

@@ -53,8 +53,7 @@ async def stream_generation(
                 said += visible
                 if not trusted and not withheld and honesty.tells_device(said):
                     withheld = True
-                held = honesty.refuses(said) or honesty.promises(said)
-                if hold_refusal and not withheld and held:
+                if hold_refusal and not withheld and honesty.stands_in(said):
                     withheld = True
                 if visible and not withheld and not quiet:
                     yield TextChunk(visible)

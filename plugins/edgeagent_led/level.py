@@ -40,9 +40,13 @@ _WORD_PART = (
     r"(?:(?P<count>\d+|" + "|".join(sorted(_COUNTS, key=len, reverse=True)) + r")\s+)?"
     r"(?P<part>" + _ALTERNATIVES.replace(" ", r"\s+") + r")\b"
 )
+PERCENT = (
+    r"(?:%|percent|per\s*cent|prozent|pour\s*cent|por\s*ciento|per\s*cento|por\s*cento|"
+    r"procentu?)"
+)
+"""A percent sign or word, folded, in the languages the strip reads."""
 _PART = (
-    _WORD_PART + r"|(?P<over>\d+)\s*/\s*(?P<under>\d+)|(?P<percent>\d+(?:[.,]\d+)?)\s*"
-    r"(?:%|percent|per\s*cent|prozent|pour\s*cent|por\s*ciento|per\s*cento|por\s*cento)"
+    _WORD_PART + r"|(?P<over>\d+)\s*/\s*(?P<under>\d+)|(?P<percent>\d+(?:[.,]\d+)?)\s*" + PERCENT
 )
 _NOW = (
     # "of what they are now", "of its current brightness", "of the current level", "of that"

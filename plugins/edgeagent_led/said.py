@@ -42,7 +42,7 @@ from typing import Any
 import webcolors
 
 from edgeagent.plugin import Reread, ToolArgumentError, fold
-from edgeagent_led.level import NOT_A_PART, shares_of_now
+from edgeagent_led.level import NOT_A_PART, PERCENT, shares_of_now
 from edgeagent_led.strip import (
     OFF_COLORS,
     LedState,
@@ -258,9 +258,8 @@ def switch_as_meant(arguments: dict[str, Any]) -> dict[str, Any] | None:
 
 
 _LEVEL = re.compile(
-    r"(?<![\d.,])(\d{1,3})(?![\d.,])\s*(?:%|percent|per\s*cent|prozent|pour\s*cent|por\s*ciento|"
-    r"per\s*cento|por\s*cento|procent|procentu?)?(?=\s*(?:[.,!?]|$|\s+(?:please|pls|thanks|bitte|"
-    r"tack|por\s+favor|per\s+favore|s'il)\b))"
+    r"(?<![\d.,])(\d{1,3})(?![\d.,])\s*" + PERCENT + r"?(?=\s*(?:[.,!?]|$|\s+(?:please|pls|"
+    r"thanks|bitte|tack|por\s+favor|per\s+favore|s'il)\b))"
 )
 """A level said alone at the request's end: "turn the shop sign lights up to 90",
 "lights at 40%, please"."""
@@ -288,8 +287,7 @@ def level_as_said(
     color = arguments.get("color")
     wrote = fold(color).strip() if isinstance(color, str) else ""
     said_color = bool(
-        _css_names(folded)
-        or foreign_colors(request)
+        _colors_said(request)
         or _OFF_WORDS.search(folded)
         or (wrote and re.search(rf"\b{re.escape(wrote)}\b", folded))
     )
