@@ -11,6 +11,7 @@ from __future__ import annotations
 import logging
 import re
 from collections.abc import Mapping, Sequence
+from difflib import SequenceMatcher
 from typing import Any
 
 from edgeagent.llm.base import Message
@@ -110,6 +111,11 @@ _MEASUREMENT = re.compile(
 # The placeholders of a call template; a real answer never holds them as words.
 _PLACEHOLDERS = re.compile(r"\b(?:TOOL|ARG|VALUE)\b")
 MIN_ECHO_CHARS = 25
+MIN_ASKED_BACK_CHARS = 8
+ASKED_BACK_RATIO = 0.85
+"""How like the request an answer with a question mark must be to ask it back: on
+every answer of the benchmarks' records, the two asked back scored 0.93 and 0.95 and
+the closest answer that restated a question as a statement 0.93, without a "?"."""
 
 
 def claims_change(text: str) -> bool:
@@ -144,11 +150,31 @@ def promises(text: str) -> bool:
     return one_sentence and bool(_PROMISE.search(said))
 
 
-def stands_in(text: str) -> bool:
+def stands_in(text: str, *, asked: str = "") -> bool:
     """True when ``text`` stands in for doing what was asked: a refusal
-    (:func:`refuses`) or a promise (:func:`promises`). A second look may replace it
-    with a call, so it is held back from the stream until then."""
-    return refuses(text) or promises(text)
+    (:func:`refuses`), a promise (:func:`promises`) or the request ``asked`` back
+    (:func:`asks_back`). A second look may replace it with a call, so it is held back
+    from the stream until then."""
+    return refuses(text) or promises(text) or asks_back(text, asked)
+
+
+def asks_back(text: str, asked: str) -> bool:
+    """True when ``text`` is the request ``asked``, all but a word or two, as a question
+    again: "Olá! Como vai estar o tempo em Lisboa amanhã?" came back as "Olá! Como vai o
+    tempo em Lisboa amanhã?", and "e dopodomani lì?" as "Dopodomani lì?" (blind
+    prompts). An answer that restates a question as its answer ("It is not safe to
+    look directly at the sun.") asks nothing."""
+    said, request = _norm(text), _norm(asked)
+    if "?" not in text or len(said) < MIN_ASKED_BACK_CHARS or not request:
+        return False
+    return SequenceMatcher(None, said, request).ratio() >= ASKED_BACK_RATIO
+
+
+def begins_asking_back(text: str, asked: str) -> bool:
+    """True when streamed ``text`` so far is how the request ``asked`` begins: it may
+    be asked back (:func:`asks_back`), so it is held back until the end."""
+    said = _norm(text)
+    return len(said) >= MIN_ASKED_BACK_CHARS and _norm(asked).startswith(said)
 
 
 def refuses_a_change(text: str) -> bool:
@@ -278,8 +304,8 @@ def checked_answer(
       result the model wrote itself: the answer is the failure (from its error), or
       that nothing was changed. After failed calls, a state told from memory ("the
       servo is already at 0°") is the failure too.
-    * The text repeats the instructions, the prompt or a primer answer (``examples``):
-      a plain "didn't understand".
+    * The text repeats the instructions, the prompt (or asks it back: :func:`asks_back`)
+      or a primer answer (``examples``): a plain "didn't understand".
     """
     unfounded = claims_change(text) or fakes_result(raw)
     failed = [r for r in records if not r.get("ok")]
@@ -291,6 +317,7 @@ def checked_answer(
     if (
         not text
         or echoes(text, instructions=instructions, prompt=prompt)
+        or asks_back(text, prompt)
         or copies_example(text, prompt=prompt, examples=examples)
     ):
         return "Sorry, I did not understand that. Could you say it another way?"

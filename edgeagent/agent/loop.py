@@ -269,7 +269,7 @@ class Agent:
                 and not records
                 and not parsed.calls
                 and not parsed.errors
-                and honesty.stands_in(parsed.text)
+                and honesty.stands_in(parsed.text, asked=conversation.request())
             ):
                 second = await second_look(
                     looking,
@@ -431,6 +431,7 @@ class Agent:
             meter=meter,
             trusted=trusted,
             hold_refusal=hold_refusal,
+            asked=conversation.request(),
             quiet=quiet,
         )
         # Closed with this generator, so a client that goes away stops the backend's

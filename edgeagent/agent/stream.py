@@ -28,15 +28,16 @@ async def stream_generation(
     meter: TurnMeter,
     trusted: bool,
     hold_refusal: bool = False,
+    asked: str = "",
     quiet: bool = False,
 ) -> AsyncGenerator[TextChunk | ErrorEvent | str, None]:
     """Stream ``request`` on ``llm``: visible TextChunks, then the raw text (or an
     ErrorEvent when the backend fails).
 
     Text that claims a change is withheld unless ``trusted`` (an acting call of the turn
-    succeeded); with ``hold_refusal`` a refusal is withheld too (a second look may
-    replace it with a call); with ``quiet``, everything (an answer a mending or acting
-    call may replace)."""
+    succeeded); with ``hold_refusal`` a refusal is withheld too, and text that may ask
+    the request ``asked`` back (a second look may replace either with a call); with
+    ``quiet``, everything (an answer a mending or acting call may replace)."""
     shown = call_format.stream_filter()
     pieces: list[str] = []
     said = ""
@@ -53,7 +54,9 @@ async def stream_generation(
                 said += visible
                 if not trusted and not withheld and honesty.tells_device(said):
                     withheld = True
-                if hold_refusal and not withheld and honesty.stands_in(said):
+                if hold_refusal and not withheld and honesty.stands_in(said, asked=asked):
+                    withheld = True
+                if hold_refusal and not withheld and honesty.begins_asking_back(said, asked):
                     withheld = True
                 if visible and not withheld and not quiet:
                     yield TextChunk(visible)

@@ -254,14 +254,15 @@ _OTHER = {"left": "right", "right": "left"}
 def as_said(*, lowest: float, highest: float, current: Callable[[], float | None]) -> Reread:
     """The servo's reread for a servo whose ends are ``lowest`` and ``highest`` and
     whose angle is ``current()`` (``None`` while unknown): a signed turn
-    (:func:`turn_as_said`), an end (:func:`end_as_said`), the center or back
+    (:func:`signed_as_said`, :func:`turn_as_said`), an end (:func:`end_as_said`), the center or back
     (:func:`placed_as_said`), a position from center (:func:`from_center_as_said`),
     a position or a turn's size, a quarter turn (:func:`quarter_as_said`), part of the
     way back, an overshoot undone (:func:`overshoot_as_said`), then halfway to the
     center (:func:`halfway_as_said`)."""
 
     def reread(arguments: dict[str, Any], request: str) -> dict[str, Any] | None:
-        turned = turn_as_said(arguments, request)
+        signed = signed_as_said(arguments, request)
+        turned = turn_as_said(signed or arguments, request) or signed
         ended = end_as_said(turned or arguments, request, lowest=lowest, highest=highest)
         placed = placed_as_said(ended or turned or arguments, request) or ended or turned
         centered = from_center_as_said(placed or arguments, request) or placed
@@ -406,6 +407,28 @@ def end_as_said(
     if len(ends) != 1 or arguments == {"angle": ends[0]}:
         return None
     return {"angle": ends[0]}
+
+
+# A signed turn: "by minus twenty" (numbers reach the tool as digits: "by minus 20"),
+# "by -15 degrees", "um minus 20 Grad", "de moins 20 degrés".
+_SIGNED = re.compile(r"\b(?:by|um|de)\s+(?:minus\s+|moins\s+|negative\s+|-\s*)(\d+(?:[.,]\d+)?)\b")
+
+
+def signed_as_said(arguments: dict[str, Any], request: str) -> dict[str, Any] | None:
+    """A turn ``by`` the negative number the request names ("rotate the cam by minus
+    twenty"), where the model wrote that number otherwise: it came as ``left: -20``,
+    which the servo reads as a position (blind prompts); ``None``: as written."""
+    found = _SIGNED.findall(fold(request))
+    if len(found) != 1:
+        return None
+    size = float(found[0].replace(",", "."))
+    wanted = {"by": -size}
+    numbers = [
+        v for v in arguments.values() if isinstance(v, int | float) and not isinstance(v, bool)
+    ]
+    if _same(arguments, wanted) or [abs(v) for v in numbers] != [size]:
+        return None
+    return wanted
 
 
 def turn_as_said(arguments: dict[str, Any], request: str) -> dict[str, Any] | None:

@@ -196,6 +196,66 @@ def test_a_promise_the_checks_find_no_tool_for_is_said_as_the_refusal_it_is() ->
     assert answer.text == "I can't do that here: none of my devices can do that."
 
 
+ASKED = "Olá! Podes pôr a luz em coral? Quero ler."
+
+
+def test_the_request_asked_back_gets_a_second_look_that_runs_the_tool() -> None:
+    # "Olá! Como vai estar o tempo em Lisboa amanhã? Quero ir surfar." came back as
+    # "Olá! Como vai o tempo em Lisboa amanhã? Quero ir surfar." and nothing ran.
+    strip = Strip()
+    back = "Olá! Podes pôr a luz coral? Quero ler."
+    model = Model(said=back, forced=fence("led", color="coral"), side="yes")
+    events = run_turn(agent_for(model, strip), ASKED)
+    answer = events[-1]
+    assert isinstance(answer, FinalAnswer) and strip.colors == ["coral"]
+    shown = "".join(e.text for e in events if isinstance(e, TextChunk))
+    assert "ler" not in shown  # held back while it read as the request again
+
+
+def test_the_request_asked_back_that_no_tool_serves_is_not_the_answer() -> None:
+    strip = Strip()
+    back = "Olá! Podes pôr a luz coral? Quero ler."
+    model = Model(said=back, forced=fence("led", color="white"), side="no")
+    answer = run_turn(agent_for(model, strip), ASKED)[-1]
+    assert isinstance(answer, FinalAnswer) and strip.colors == []
+    assert answer.text == "Sorry, I did not understand that. Could you say it another way?"
+
+
+@pytest.mark.parametrize(
+    ("text", "asked", "back"),
+    [
+        (
+            "Olá! Como vai o tempo em Lisboa amanhã? Quero ir surfar.",
+            "Olá! Como vai estar o tempo em Lisboa amanhã? Quero ir surfar.",
+            True,
+        ),
+        ("Dopodomani lì?", "e dopodomani lì?", True),
+        (
+            "Is it going to be windy in Edinburgh tomorrow?",
+            "is it going to be windy in Edinburgh tomorrow",
+            True,
+        ),
+        # A question restated as its answer asks nothing back.
+        (
+            "It is not safe to look directly at the sun.",
+            "is it safe to look directly at the sun?",
+            False,
+        ),
+        (
+            "Yes, fog is a cloud sitting on the ground.",
+            "is fog just a cloud sitting on the ground?",
+            False,
+        ),
+        # A question of its own.
+        ("Which colour do you mean?", "make it nice", False),
+        ("Do you mean the LED strip?", "is the LED strip on?", False),
+        ("Hi?", "hi?", False),  # too short to tell
+    ],
+)
+def test_asks_back(text: str, asked: str, back: bool) -> None:
+    assert honesty.asks_back(text, asked) is back
+
+
 @pytest.mark.parametrize(
     ("text", "promised"),
     [

@@ -438,6 +438,14 @@ def test_plugin_registers_tools_and_closes_the_backend() -> None:
         ({"angle": 30}, "a 30 grados a la izquierda del centro", {"left_of_center": 30.0}),
         ({"angle": -30}, "a 30 grados a la izquierda del centro", None),  # that position
         ({"left_of_center": 60}, "60 degrees left of center", None),  # already that
+        # A turn by a negative number, where the model wrote it as a position (blind
+        # prompts: "rotate the cam by minus twenty" came as left: -20).
+        ({"left": -20}, "rotate the cam by minus 20", {"by": -20.0}),
+        ({"angle": -15}, "shift the camera by -15 degrees", {"by": -15.0}),
+        ({"left": -20}, "dreh die Kamera um minus 20 Grad", {"by": -20.0}),
+        ({"by": -20}, "rotate the cam by minus 20", None),  # as written
+        ({"angle": -20}, "move the camera to minus 20", None),  # a position
+        ({"left": -30}, "rotate the cam by minus 20", None),  # another number
         ({"angle": -60}, "to -60, that's left of center", None),  # a sign: the model's
         ({"left": 20}, "20 more to the left, it's left of centre now", None),  # not "N left of"
         ({"left": 10}, "10 more to the left, it's 30 left of centre now", None),  # onward

@@ -161,14 +161,45 @@ _IN_DAYS = (
 )
 
 
+NEXT_DAY = "the day after"
+DAY_BEFORE = "the day before"
+# The day after (or before) the one asked last: "and the day after that?", "n the day
+# aftr?", "the following day", "am Tag danach", "le lendemain", "al día siguiente", "il
+# giorno dopo", "no dia seguinte", "de dag erna", "dagen efter", "następnego dnia", "druhý
+# den", "seuraavana päivänä", "ertesi gün", "翌日"; not "the day after tomorrow". Asked
+# after the forecast for Thursday, "and the day after that?" came as ``day: "day after
+# tomorrow"`` (blind prompts): the model counts from today. The tool counts from the
+# day it forecast last (:func:`~edgeagent_weather.service.OpenMeteo.recall`).
+_NEXT = re.compile(
+    r"\b(?:day\s+aft(?:e)?r|next\s+day|following\s+day|day\s+following)\b"
+    r"(?!\s+(?:tomo|tomm|tmr|2mor|the\s+next))"
+    r"|\btags?\s+(?:danach|darauf)\b|\bnachsten\s+tag\b|\bfolgetag\b"
+    r"|\blendemain\b|\bjour\s+(?:d\s+apres|suivant)\b(?!\s+demain)"
+    r"|\bdia\s+(?:siguiente|seguinte|despues|depois)\b(?!\s+de\s+(?:manana|amanha))"
+    r"|\bgiorno\s+(?:dopo|seguente|successivo)\b(?!\s+domani)"
+    r"|\bdag\s+(?:erna|daarna)\b|\bvolgende\s+dag\b|\bdagen\s+(?:efter|etter|darpa|derpa)\b"
+    r"|\bnastepn(?:ego\s+dnia|y\s+dzien)\b|\b(?:druhy|nasledujici)\s+den\b"
+    r"|\bseuraavana\s+paivana\b|\bertesi\s+gun\b|翌日|次の日"
+)
+_BEFORE = re.compile(
+    r"\bday\s+before\b(?!\s+yesterday)|\bla\s+veille\b|\btag\s+davor\b"
+    r"|\bdia\s+anterior\b|\bgiorno\s+prima\b|\bdag\s+ervoor\b"
+)
+
+
 def said_day(request: str, *, place: str = "") -> str | None:
     """The day ``request`` names in one of those languages, as the tool's English word
-    ("martedì" -> "tuesday", "on Thursday" -> "thursday"); ``None`` when it names none,
-    or several. Words of the ``place`` do not count ("Santo Domingo" names no Sunday)."""
+    ("martedì" -> "tuesday", "on Thursday" -> "thursday", "and the day after that?" ->
+    :data:`NEXT_DAY`); ``None`` when it names none, or several. Words of the ``place``
+    do not count ("Santo Domingo" names no Sunday)."""
     text = plain(request)
     if plain(place):
         text = re.sub(r"\b" + re.escape(plain(place)) + r"\b", " ", text)
     found = {WORDS[m] for m in _PATTERN.findall(text)} - {""}
+    if _NEXT.search(text):
+        found.add(NEXT_DAY)
+    if _BEFORE.search(text):
+        found.add(DAY_BEFORE)
     for pattern, counts in _IN_DAYS:
         for count in pattern.findall(text):
             days = int(count) if count.isdigit() else counts[count]

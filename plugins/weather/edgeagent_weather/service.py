@@ -10,7 +10,7 @@ from __future__ import annotations
 import datetime as dt
 import time
 from collections import OrderedDict
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from dataclasses import replace
 from typing import Annotated, Any, Literal
 
@@ -19,7 +19,7 @@ from pydantic import BeforeValidator, Field
 
 from edgeagent.plugin import USER_WORDS, Tool, ToolError, make_tool, tool
 from edgeagent_weather.days import MAX_DAY, WEEKDAYS, days_ahead
-from edgeagent_weather.said import said_day
+from edgeagent_weather.said import DAY_BEFORE, NEXT_DAY, said_day
 
 CACHE_ENTRIES = 128
 DAILY = (
@@ -161,14 +161,17 @@ class OpenMeteo:
             make_tool(self.weather, plugin="weather"),
             timeout_s=4 * self.timeout_s + 1,
             reread=self.reread,
+            recall=self.recall,
         )
 
     def reread(self, arguments: dict[str, Any], request: str) -> dict[str, Any] | None:
         """``arguments`` with the day ``request`` names, where the model's day is another
         one (:mod:`.said`); ``None``: as the model wrote them."""
         said = said_day(request, place=str(arguments.get("location", "")))
-        if said is None:
+        if said is None or said == arguments.get("day"):
             return None
+        if said in (NEXT_DAY, DAY_BEFORE):
+            return {**arguments, "day": said}  # counted from the last forecast (recall)
         today = self.today()
         try:
             if days_ahead(arguments.get("day", "today"), today) == days_ahead(said, today):
@@ -176,6 +179,26 @@ class OpenMeteo:
         except (ToolError, AttributeError, TypeError):
             pass  # the model's day is unreadable: the request's is what was meant
         return {**arguments, "day": said}
+
+    def recall(self, arguments: dict[str, Any], earlier: Sequence[Any]) -> dict[str, Any] | None:
+        """``arguments`` with "the day after" (or before) as the date after the last
+        forecast of the conversation (``earlier``: its results, the latest last), where
+        the request counts from it (:data:`.said.NEXT_DAY`); ``None``: as they are
+        ("the day after" with no forecast before is tomorrow)."""
+        day = arguments.get("day")
+        said = day.strip().lower() if isinstance(day, str) else ""
+        step = {NEXT_DAY: 1, DAY_BEFORE: -1}.get(said)
+        if step is None:
+            return None
+        for result in reversed(earlier):
+            if not isinstance(result, dict) or not {"date", "place"} <= result.keys():
+                continue
+            try:
+                last = dt.date.fromisoformat(str(result["date"]))
+            except ValueError:
+                continue
+            return {**arguments, "day": (last + dt.timedelta(days=step)).isoformat()}
+        return None
 
     # The title is the topic the side questions ask about (edgeagent.agent.checks).
     # "the weather or the forecast" let through 15 of 16 requests that only sound like

@@ -7,7 +7,8 @@ from __future__ import annotations
 import datetime as dt
 
 import pytest
-from edgeagent_weather.said import said_day
+from edgeagent_weather.days import days_ahead
+from edgeagent_weather.said import DAY_BEFORE, NEXT_DAY, said_day
 from edgeagent_weather.service import OpenMeteo
 
 from edgeagent.plugin import Tool
@@ -212,3 +213,62 @@ def test_the_weather_tool_asks_for_the_day_the_request_names() -> None:
         "location": "Nice",
         "day": "sunday",
     }
+
+
+@pytest.mark.parametrize(
+    "request_",
+    [
+        "and the day after that?",
+        "n the day aftr?",
+        "hmm and the following day, same town?",
+        "what about the next day",
+        "Und am Tag danach?",
+        "et le lendemain ?",
+        "¿y al día siguiente?",
+        "e il giorno dopo?",
+        "e no dia seguinte?",
+        "en de dag erna?",
+        "och dagen efter?",
+        "a następnego dnia?",
+        "その翌日は？",
+    ],
+)
+def test_said_day_after_the_last_one(request_: str) -> None:
+    assert said_day(request_) == NEXT_DAY
+
+
+@pytest.mark.parametrize(
+    ("request_", "day"),
+    [
+        ("and the day after tomorrow?", "day after tomorrow"),
+        ("the day after tmrw in Leeds", None),  # "tmrw" is the model's to read
+        ("¿y el día después de mañana?", None),
+        ("and the day before?", DAY_BEFORE),
+        ("the day before yesterday", None),
+        ("the day after friday", None),  # two days: the model's to write
+    ],
+)
+def test_said_day_after_is_not_the_day_after_tomorrow(request_: str, day: str | None) -> None:
+    assert said_day(request_) == day
+
+
+def test_the_day_after_counts_from_the_last_forecast() -> None:
+    """After the forecast for Thursday, "and the day after that?" came as ``day: "day
+    after tomorrow"`` (blind prompts): it is Friday."""
+    tool = weather_tool()  # today: Sunday 2025-06-01
+    assert tool.reread is not None and tool.recall is not None
+    asked = {"location": "Cardiff", "day": "day after tomorrow"}
+    read = tool.reread(asked, "and the day after that?")
+    assert read == {"location": "Cardiff", "day": NEXT_DAY}
+    thursday = {"place": "Cardiff, UK", "date": "2025-06-05", "weekday": "Thursday"}
+    earlier = [thursday, {"expression": "2 + 2", "result": 4}]
+    assert tool.recall(read, earlier) == {"location": "Cardiff", "day": "2025-06-06"}
+    before = tool.recall({"location": "Cardiff", "day": DAY_BEFORE}, earlier)
+    assert before == {"location": "Cardiff", "day": "2025-06-04"}
+    # The day the model wrote, when the request counts from nothing before.
+    assert tool.recall({"location": "Cardiff", "day": "friday"}, earlier) is None
+    # No forecast before: the day after today.
+    assert tool.recall(read, [{"expression": "2 + 2", "result": 4}]) is None
+    assert days_ahead(NEXT_DAY, dt.date(2025, 6, 1)) == 1
+    # Already as the request says it: nothing to read again.
+    assert tool.reread(read, "and the day after that?") is None
