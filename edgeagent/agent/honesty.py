@@ -30,11 +30,54 @@ _CLAIM = re.compile(
     r"|\b(?:set|moved|rotated|changed|pointed|turned)\s+to\b",
     re.IGNORECASE,
 )
+# The same in the languages the model answers in: "La luz se ha encendido en rojo.",
+# "La luce è stata accesa", "Fenster geöffnet." (for "öffne bitte das Fenster", no
+# call), "Das Licht ist jetzt rot", "J'ai allumé la lampe", "赤にしました" (records).
+_CLAIM_ELSEWHERE = re.compile(
+    # German: a device verb's participle, or "ist jetzt"
+    r"\b(?:ein|aus|an|um|zu|auf|ab|hoch|runter)?(?:geschaltet|gemacht|gedreht|gestellt|"
+    r"gedimmt|gesetzt|geändert|gestartet|gestoppt|geöffnet|geschlossen|verriegelt|"
+    r"abgeschlossen|eingestellt)\b|\b(?:ist|sind|steht|leuchtet)\s+(?:jetzt|nun)\b"
+    # French
+    r"|\b(?:j['’]ai|a\s+été|ont\s+été)\s+(?:\w+\s+)?(?:allum|éteint|régl|tourn|ouvert|"
+    r"ferm|chang|baiss|augment|tamis|mis)\w*|\b(?:est|sont)\s+(?:maintenant|désormais)\b"
+    # Spanish and Portuguese
+    r"|\b(?:se\s+ha|he|ha\s+sido|han\s+sido|foi|foram)\s+(?:\w+\s+)?(?:encendid|apagad|"
+    r"abiert|cerrad|cambiad|girad|ajustad|puest|ligad|desligad|abert|fechad|alterad|mudad)\w*"
+    r"|\b(?:está|están|esta)\s+ahora\b|\bahora\s+está\b|\b(?:está|estão)\s+agora\b"
+    r"|\bagora\s+está\b|\b(?:liguei|desliguei|girei|mudei)\b"
+    # Italian
+    r"|\b(?:è|e|sono)\s+stat[aoie]\s+(?:\w+\s+)?(?:acces|spent|apert|chius|impostat|girat|"
+    r"ruotat|cambiat|regolat|mess)\w*|\bho\s+(?:\w+\s+)?(?:acceso|spento|aperto|chiuso|"
+    r"impostato|girato|ruotato|cambiato|regolato|messo)\b|\b(?:è|sono)\s+(?:ora|adesso)\b"
+    r"(?!\s+di\b)"
+    # Dutch, Swedish, Polish, Finnish
+    r"|\b(?:aan|uit)?(?:gezet|gedaan)\b|\bgedraaid\b|\bingesteld\b|\b(?:is|staat|zijn)\s+nu\b"
+    r"|\bär\s+nu\b|\bhar\s+(?:\w+\s+)?(?:tänt|släckt|vridit|öppnat|stängt|ändrat)\b"
+    r"|\b(?:jest|są)\s+teraz\b|\bteraz\s+jest\b|\b(?:włączył|wyłączył|obrócił|ustawił|"
+    r"otworzył|zamknął|zmienił)\w*|\bon\s+nyt\b"
+    # Japanese, Chinese, Korean
+    r"|(?:変更|設定|点灯|消灯|回転|移動)(?:しました|されました)|にしました"
+    r"|已(?:经)?(?:打开|关闭|开启|关掉|调到|调整|设置|转动|旋转|改成|变成)"
+    r"|(?:켰|껐|변경했|설정했|돌렸)습니다",
+    re.IGNORECASE,
+)
 # A device's state stated as it is now: "the LED is currently green", "it's still at 30°",
 # "the servo is already at 0°" (said after a call that failed).
 _STATE = re.compile(
     r"\b(?:is|are|'s)\s+(?:currently|still|presently|already)\b"
     r"|\bcurrently\s+(?:on|off|set|at|lit|pointing|pointed|showing|glowing)\b",
+    re.IGNORECASE,
+)
+# ... and in other languages: "Das Licht ist gerade rot", "La lumière est déjà
+# allumée", "La cámara sigue en 30°", "la luce è ancora accesa".
+_STATE_ELSEWHERE = re.compile(
+    r"\b(?:ist|sind|steht|stehen|leuchtet|zeigt)\s+(?:gerade|noch|bereits|schon|momentan|"
+    r"derzeit|aktuell)\b|\b(?:est|sont)\s+(?:actuellement|déjà)\b"
+    r"|\b(?:está|están|esta)\s+(?:actualmente|todavía|ya)\b|\bsiguen?\s+(?:encendid|apagad|en)\w*"
+    r"|\b(?:è|sono)\s+(?:attualmente|ancora|già)\b|\b(?:está|estão)\s+(?:atualmente|ainda|já)\b"
+    r"|\b(?:is|staat)\s+(?:momenteel|nog|al)\b|\bär\s+(?:fortfarande|redan)\b"
+    r"|\bjest\s+(?:obecnie|nadal|już|wciąż)\b",
     re.IGNORECASE,
 )
 # A refusal: "I can't do that here", "I'm sorry, but…", "none of my tools can…"; and
@@ -119,13 +162,14 @@ the closest answer that restated a question as a statement 0.93, without a "?"."
 
 
 def claims_change(text: str) -> bool:
-    """True when ``text`` states that something was changed or done."""
-    return bool(_CLAIM.search(text))
+    """True when ``text`` states that something was changed or done, in English or in
+    one of the languages the model answers in."""
+    return bool(_CLAIM.search(text) or _CLAIM_ELSEWHERE.search(text))
 
 
 def states_state(text: str) -> bool:
     """True when ``text`` states how something is right now (a device's state)."""
-    return bool(_STATE.search(text))
+    return bool(_STATE.search(text) or _STATE_ELSEWHERE.search(text))
 
 
 def tells_device(text: str) -> bool:

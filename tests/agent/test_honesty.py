@@ -258,6 +258,23 @@ def test_instructions_show_a_real_call_and_no_placeholder() -> None:
         "Done, I set it to 30% brightness.",
         "The camera is now pointing left.",
         "I have moved the servo 30 degrees to the left.",
+        # In the languages the model answers in (the first three from the records)
+        "La luz se ha encendido en rojo con una intensidad de 60%.",
+        "La luce è stata accesa con un brillo di 70.",
+        "Fenster geöffnet.",
+        "Das Licht ist jetzt rot.",
+        "Ich habe die Kamera nach links gedreht.",
+        "J'ai allumé la lampe en bleu.",
+        "La lampe est maintenant bleue.",
+        "A luz foi desligada.",
+        "Ho spento la luce.",
+        "De lamp is nu blauw.",
+        "Lampan är nu blå.",
+        "Światło jest teraz niebieskie.",
+        "Valo on nyt vihreä.",
+        "ライトを赤にしました。",
+        "灯已经打开了。",
+        "조명을 켰습니다.",
     ],
 )
 def test_claims_change_spots_claims(text: str) -> None:
@@ -271,10 +288,47 @@ def test_claims_change_spots_claims(text: str) -> None:
         "Hello! How can I help?",
         "The capital of France is Paris.",
         "Which colour would you like?",
+        # Answers in other languages from the records that claim nothing
+        "Je ne peux pas lancer la machine à coudre.",
+        "Ja, Schlangen können Farben sehen.",
+        "Die Glühbirne wurde von Carl Gauss erfunden.",
+        "Mi dispiace, ma non posso aiutarti con questo.",
+        "È ora di andare a dormire.",
+        "La capital de Perú es Lima.",
+        "Je vous en prie, c'est toujours un plaisir de vous aider !",
+        "承知しました。",
     ],
 )
 def test_claims_change_leaves_plain_answers_alone(text: str) -> None:
     assert not honesty.claims_change(text)
+
+
+@pytest.mark.parametrize(
+    ("text", "state"),
+    [
+        ("Das Licht ist gerade rot.", True),
+        ("La lumière est déjà allumée.", True),
+        ("La cámara está todavía en 30 grados.", True),
+        ("La luce è ancora accesa.", True),
+        ("A câmera está ainda a 30 graus.", True),
+        ("De lamp staat nog aan.", True),
+        ("Lampan är redan tänd.", True),
+        ("Kamera jest obecnie na 30 stopniach.", True),
+        ("Je vous en prie, c'est toujours un plaisir de vous aider !", False),
+        ("Berlin hat ungefähr 1.3 Millionen Einwohner.", False),
+    ],
+)
+def test_states_state_in_other_languages(text: str, state: bool) -> None:
+    assert honesty.states_state(text) is state
+
+
+def test_a_claim_in_another_language_without_any_call_is_not_the_answer() -> None:
+    # "öffne bitte das Fenster" got "Fenster geöffnet." and no call (records).
+    agent, _, strip = make([(r"(?i)fenster", "Fenster geöffnet.")])
+    events = run_turn(agent, "öffne bitte das Fenster")
+    assert strip.commands == []
+    assert "geöffnet" not in final(events).text and "not change anything" in final(events).text
+    assert "geöffnet" not in streamed(events)
 
 
 def test_echoes() -> None:
