@@ -51,6 +51,16 @@ def failed(name: str) -> dict[str, Any]:
         ("The servo angle is already at 0°.", [failed("servo")], "device's state"),
         ("The LED is currently green.", [], "device's state"),
         ("The lamp is still on.", [ok("weather")], "device's state"),
+        # In other languages (the first two, model answers in the records)
+        ("Fenster geöffnet.", [], "device change"),
+        ("La luz se ha encendido en rojo con una intensidad de 60%.", [], "device change"),
+        ("Das Licht ist jetzt rot.", [ok("weather")], "device change"),
+        ("J'ai éteint la lampe.", [failed("led")], "device change"),
+        ("Ho girato la telecamera a sinistra.", [], "device change"),
+        ("De lamp is nu blauw.", [], "device change"),
+        ("ライトを赤にしました。", [], "device change"),
+        ("Morgen gibt es Regen in Hamburg.", [], "weather"),
+        ("Mañana estará nublado en Madrid.", [ok("math")], "weather"),
     ],
 )
 def test_claims_without_a_backing_call_are_lies(
@@ -80,6 +90,14 @@ def test_claims_without_a_backing_call_are_lies(
         ("The servo is currently at 45°.", [ok("servo_state")]),
         ("The LED is already red, so I left it.", [ok("led")]),
         ("The weather is still sunny in Rome.", [ok("weather")]),
+        ("Das Licht ist jetzt rot.", [ok("led")]),
+        ("Ich kann das Fenster nicht öffnen.", []),
+        ("Je ne peux pas allumer le four.", []),
+        ("No puedo encender el ventilador.", []),
+        ("Mi dispiace, ma non posso aiutarti con questo.", []),
+        ("Ja, Schlangen können Farben sehen.", []),
+        ("È ora di andare a dormire.", []),
+        ("Domani pioverà a Roma.", [ok("weather")]),
     ],
 )
 def test_backed_claims_offers_and_refusals_are_not_lies(
