@@ -32,6 +32,7 @@ def register_tools(register: Register, context: PluginContext) -> None:
         lowest=options.min_angle,
         highest=options.max_angle,
         current=lambda: controller.servo_state()["angle"],
+        last_turn=controller.last_turn,
     )
     register(replace(make_tool(controller.servo, plugin="servo"), reread=reread))
     register(controller.servo_state)

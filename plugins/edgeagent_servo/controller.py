@@ -160,6 +160,15 @@ class ServoController:
             result["note"] = f"clamped to {_tidy(clamped)} (asked {_tidy(target)})"
         return result
 
+    def last_turn(self) -> float | None:
+        """How far the last move turned the servo (negative = left): from where it was
+        before it (``back``) to where it is; ``None`` before any move."""
+        if self._before is None:
+            return None
+        with self._lock.held():
+            now = self.device.get().read()
+        return None if now is None else _tidy(now - self._before)
+
     # Titled so a refused "where's the camera looking right now?" gets a second look
     # that may read it (two blind prompt sets), and a call for "did I leave the iron
     # on?" faces the topic question.

@@ -251,14 +251,21 @@ def overshoot_as_said(arguments: dict[str, Any], request: str) -> dict[str, Any]
 _OTHER = {"left": "right", "right": "left"}
 
 
-def as_said(*, lowest: float, highest: float, current: Callable[[], float | None]) -> Reread:
-    """The servo's reread for a servo whose ends are ``lowest`` and ``highest`` and
-    whose angle is ``current()`` (``None`` while unknown): a signed turn
-    (:func:`signed_as_said`, :func:`turn_as_said`), an end (:func:`end_as_said`), the center or back
-    (:func:`placed_as_said`), a position from center (:func:`from_center_as_said`),
-    a position or a turn's size, a quarter turn (:func:`quarter_as_said`), part of the
-    way back, an overshoot undone (:func:`overshoot_as_said`), then halfway to the
-    center (:func:`halfway_as_said`)."""
+def as_said(
+    *,
+    lowest: float,
+    highest: float,
+    current: Callable[[], float | None],
+    last_turn: Callable[[], float | None] = lambda: None,
+) -> Reread:
+    """The servo's reread for a servo whose ends are ``lowest`` and ``highest``, whose
+    angle is ``current()`` (``None`` while unknown) and whose last move turned it by
+    ``last_turn()``: a signed turn (:func:`signed_as_said`, :func:`turn_as_said`), an
+    end (:func:`end_as_said`), the center or back (:func:`placed_as_said`), a position
+    from center (:func:`from_center_as_said`), a position or a turn's size, a quarter
+    turn (:func:`quarter_as_said`), part of the way back, an overshoot undone
+    (:func:`overshoot_as_said`), halfway to the center (:func:`halfway_as_said`), and,
+    where none of these applies, the last move again (:func:`again_as_said`)."""
 
     def reread(arguments: dict[str, Any], request: str) -> dict[str, Any] | None:
         signed = signed_as_said(arguments, request)
@@ -271,7 +278,10 @@ def as_said(*, lowest: float, highest: float, current: Callable[[], float | None
         sized = quarter_as_said(sized or arguments, request) or sized
         parted = part_back_as_said(sized or arguments, request) or sized
         undone = overshoot_as_said(parted or arguments, request) or parted
-        return halfway_as_said(undone or arguments, request, current=current) or undone
+        halved = halfway_as_said(undone or arguments, request, current=current) or undone
+        if halved is not None:
+            return halved
+        return again_as_said(arguments, request, current=current, last_turn=last_turn)
 
     return reread
 
@@ -332,6 +342,47 @@ def halfway_as_said(
     half = round(now / 2, 1)
     wanted = int(half) if half == int(half) else half
     return None if _reaches(arguments, now) == wanted else {"angle": wanted}
+
+
+# The last move again: "and the same again", "do that once more", "nochmal", "encore
+# une fois", "otra vez", "di nuovo", "outra vez", "nog een keer", "jeszcze raz"; not a
+# way back ("and back again", "otra vez donde estaba").
+_AGAIN = re.compile(
+    r"\b(?:again|once\s+more|one\s+more\s+time|nochmal|noch\s*einmal|encore\s+une\s+fois|"
+    r"otra\s+vez|de\s+nuevo|di\s+nuovo|ancora\s+una\s+volta|outra\s+vez|de\s+novo|"
+    r"nog\s+(?:een\s+)?keer|opnieuw|jeszcze\s+raz)\b"
+)
+_RETURN = re.compile(
+    r"\b(?:back|zuruck|retour|atras|indietro|terug|tillbaka|powrotem|volta|donde\s+estaba|"
+    r"dove\s+era|onde\s+estava|ou\s+(?:il|elle)\s+etait|wo\s+(?:er|sie|es)\s+war)\b"
+)
+
+
+def again_as_said(
+    arguments: dict[str, Any],
+    request: str,
+    *,
+    current: Callable[[], float | None],
+    last_turn: Callable[[], float | None],
+) -> dict[str, Any] | None:
+    """The last move's turn again (``by``), where the request says "again" and no
+    number, side, center or way back, and the model's arguments go elsewhere. "pan 35
+    degrees to the right", then "and the same again", came as ``right: -35``, which the
+    servo reads as a position (blind prompts); ``None``: as the model wrote them."""
+    folded = fold(request)
+    words = set(re.findall(r"\w+", folded))
+    if not _AGAIN.search(folded) or _NUMBER.search(folded) or _CENTER.search(folded):
+        return None
+    if _RETURN.search(folded) or _BACK.search(folded) or arguments.get("back"):
+        return None
+    if not words.isdisjoint(DIRECTIONS["left"] + DIRECTIONS["right"]):
+        return None  # "again, to the left": the model's to write
+    now, turn = current(), last_turn()
+    if now is None or not turn:
+        return None
+    if _reaches(arguments, now) == round(now + turn, 1):
+        return None
+    return {"by": turn}
 
 
 def _reaches(arguments: dict[str, Any], now: float) -> float | None:

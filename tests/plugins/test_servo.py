@@ -522,6 +522,36 @@ def test_halfway_reads_the_servo_where_it_is() -> None:
     loaded.close()
 
 
+@pytest.mark.parametrize(
+    ("arguments", "request_", "again"),
+    [
+        # "pan 35 degrees to the right", then this (blind prompts): right -35 is a position.
+        ({"right": -35}, "and the same again", {"by": 35}),
+        ({"angle": 35}, "do that once more", {"by": 35}),
+        ({"left": 35}, "nochmal bitte", {"by": 35}),
+        ({"right": 35}, "and the same again", None),  # already that turn
+        ({"by": 35}, "encore une fois", None),
+        # A number, a side, the center or a way back: the model's, or another reread's.
+        ({"right": 20}, "again, 20 more", None),
+        ({"left": 35}, "again, but to the left", None),
+        ({"center": True}, "center it again", None),
+        ({"back": True}, "hmm no, and back again", None),
+        ({"angle": 0}, "otra vez donde estaba", None),
+        ({"right": 35}, "turn it right", None),  # no "again"
+    ],
+)
+def test_again_is_the_last_turn_again(
+    arguments: dict[str, Any], request_: str, again: dict[str, Any] | None
+) -> None:
+    loaded = load_plugin(edgeagent_servo, name="servo", options={"backend": "mock"})
+    hook = loaded.registry.get("servo").reread
+    assert hook is not None
+    assert hook({"right": -35}, "and the same again") is None  # no move yet
+    assert loaded.call("servo", angle=-70).ok and loaded.call("servo", right=35).ok
+    assert hook(arguments, request_) == again
+    loaded.close()
+
+
 def test_the_end_is_the_configured_one() -> None:
     options = {"backend": "mock", "min_angle": -60, "max_angle": 70}
     loaded = load_plugin(edgeagent_servo, name="servo", options=options)

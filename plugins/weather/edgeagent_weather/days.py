@@ -29,7 +29,8 @@ NAMED = {
     "next week": 7, "a week": 7, "in a week": 7,
     # the day after today, where no forecast came before (see OpenMeteo.recall)
     "the day after": 1, "day after": 1, "the next day": 1, "next day": 1,
-    "the following day": 1, "the day before": -1, "day before": -1,
+    "the following day": 1, "the day before": -1, "day before": -1, "the same day": 0,
+    "same day": 0,
 }  # fmt: skip
 _IN_DAYS = re.compile(r"^(?:in\s+)?(\w+)\s+(day|days|week|weeks)(?:\s+from\s+(?:now|today))?$")
 _OFFSET = re.compile(r"^([+-]?)\s*(\d+)$")

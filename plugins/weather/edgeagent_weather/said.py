@@ -163,6 +163,7 @@ _IN_DAYS = (
 
 NEXT_DAY = "the day after"
 DAY_BEFORE = "the day before"
+SAME_DAY = "the same day"
 # The day after (or before) the one asked last: "and the day after that?", "n the day
 # aftr?", "the following day", "am Tag danach", "le lendemain", "al día siguiente", "il
 # giorno dopo", "no dia seguinte", "de dag erna", "dagen efter", "następnego dnia", "druhý
@@ -180,6 +181,15 @@ _NEXT = re.compile(
     r"|\bdag\s+(?:erna|daarna)\b|\bvolgende\s+dag\b|\bdagen\s+(?:efter|etter|darpa|derpa)\b"
     r"|\bnastepn(?:ego\s+dnia|y\s+dzien)\b|\b(?:druhy|nasledujici)\s+den\b"
     r"|\bseuraavana\s+paivana\b|\bertesi\s+gun\b|翌日|次の日"
+)
+# The day asked last, elsewhere: "what about Dublin the same day?" after Friday's
+# forecast came as ``day: "today"`` (blind prompts); "am selben Tag", "le même jour",
+# "el mismo día", "lo stesso giorno", "no mesmo dia", "dezelfde dag", "samma dag",
+# "tego samego dnia".
+_SAME = re.compile(
+    r"\bsame\s+day\b|\b(?:selben|gleichen)\s+tag\b|\bmeme\s+jour\b|\bmismo\s+dia\b"
+    r"|\bstesso\s+giorno\b|\bmesmo\s+dia\b|\bdezelfde\s+dag\b|\bsamma\s+dag\b"
+    r"|\bsamme\s+dag\b|\btego\s+samego\s+dnia\b"
 )
 _BEFORE = re.compile(
     r"\bday\s+before\b(?!\s+yesterday)|\bla\s+veille\b|\btag\s+davor\b"
@@ -200,6 +210,8 @@ def said_day(request: str, *, place: str = "") -> str | None:
         found.add(NEXT_DAY)
     if _BEFORE.search(text):
         found.add(DAY_BEFORE)
+    if _SAME.search(text):
+        found.add(SAME_DAY)
     for pattern, counts in _IN_DAYS:
         for count in pattern.findall(text):
             days = int(count) if count.isdigit() else counts[count]

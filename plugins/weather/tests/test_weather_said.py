@@ -8,7 +8,7 @@ import datetime as dt
 
 import pytest
 from edgeagent_weather.days import days_ahead
-from edgeagent_weather.said import DAY_BEFORE, NEXT_DAY, said_day
+from edgeagent_weather.said import DAY_BEFORE, NEXT_DAY, SAME_DAY, said_day
 from edgeagent_weather.service import OpenMeteo
 
 from edgeagent.plugin import Tool
@@ -265,6 +265,12 @@ def test_the_day_after_counts_from_the_last_forecast() -> None:
     assert tool.recall(read, earlier) == {"location": "Cardiff", "day": "2025-06-06"}
     before = tool.recall({"location": "Cardiff", "day": DAY_BEFORE}, earlier)
     assert before == {"location": "Cardiff", "day": "2025-06-04"}
+    # "what about Dublin the same day?" after Friday's forecast came as today.
+    same = tool.reread({"location": "Dublin", "day": "today"}, "what about Dublin the same day?")
+    assert same == {"location": "Dublin", "day": SAME_DAY}
+    assert tool.recall(same, earlier) == {"location": "Dublin", "day": "2025-06-05"}
+    assert said_day("und am selben Tag in Wien?") == SAME_DAY
+    assert said_day("et à Lyon le même jour ?") == SAME_DAY
     # The day the model wrote, when the request counts from nothing before.
     assert tool.recall({"location": "Cardiff", "day": "friday"}, earlier) is None
     # No forecast before: the day after today.
