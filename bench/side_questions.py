@@ -7,7 +7,7 @@ the call. Here each question is asked alone for requests written for this benchm
 (none of them is in bench/prompts/), and so is the pair, as the agent asks it; and so
 is ``topic_request_last``, tried as the only question on 2026-11-26 and not kept:
 
-    .venv/bin/python bench/side_questions.py [--follow-ups]
+    .venv/bin/python bench/side_questions.py [--follow-ups | --files]
 
 It prints, per device, the real requests let through and the absent-device requests
 refused; then, for a read tool's call on a refusal's second look (the topic question,
@@ -298,6 +298,9 @@ async def main() -> int:
         if "--follow-ups" in sys.argv:
             await follow_ups(checks)
             return 0
+        if "--files" in sys.argv:
+            await files(checks)
+            return 0
         print(
             "| question | set | LED requests run | servo requests run | absent, LED refused "
             "| absent, servo refused | let through | seconds |"
@@ -349,6 +352,52 @@ async def readers(checks: SideChecks) -> None:
             print(
                 f"| {label} | {title} | {sum(reads)}/{len(READ_REQUESTS)} "
                 f"| {refused}/{len(CHANGE_REQUESTS)} | {', '.join(through)} |"
+            )
+
+
+# Requests that read a file they name by its stem, not its name ("my todo list" for
+# todo.md), and requests that ask something else of such a file; each with the file
+# the model's call would read. Written for this probe (--files), not from bench/prompts/.
+FILE_READS = [
+    ("what's on my todo list", "todo.md"), ("show me the todo list", "todo.md"),
+    ("read me my to-do list please", "todo.md"), ("what did I put on the todo list?", "todo.md"),
+    ("remind me what's in my notes", "notes.txt"), ("anything left on my todo list?", "todo.md"),
+    ("what's in the notes file", "notes.txt"), ("read my notes out loud", "notes.txt"),
+    ("what does the app log say", "logs/app.log"), ("show me the data file", "data.csv"),
+    ("open my todo list", "todo.md"), ("todo list pls", "todo.md"),
+]  # fmt: skip
+FILE_OTHERS = [
+    ("translate notes.txt to French", "notes.txt"), ("add eggs to my todo list", "todo.md"),
+    ("who wrote Pride and Prejudice?", "pride.txt"),
+    ("what should I put on my todo list?", "todo.md"), ("make my notes shorter", "notes.txt"),
+    ("is a todo list a good idea?", "todo.md"), ("delete the todo list", "todo.md"),
+    ("email my notes to Sam", "notes.txt"), ("summarise my notes in one word", "notes.txt"),
+    ("print the todo list on paper", "todo.md"), ("how do I make a todo list app?", "todo.md"),
+    ("sort my todo list alphabetically", "todo.md"),
+]  # fmt: skip
+FILE_TITLES = ("Show what a file contains", "List directory", "First lines of a file")
+
+
+async def files(checks: SideChecks) -> None:
+    """The topic question for a read of a file the request names by its stem: of the
+    shipped wrappers' titles alone, and with the file after the title, as
+    ``checks.off_target`` asks it."""
+    print("| title | file named | reads run | others let through | those |")
+    print("|---|---|---:|---:|---|")
+
+    async def yes(prompt: str, topic: str) -> bool:
+        return await checks.ask(target_question(prompt, topic), session="f") == "yes"
+
+    for title in FILE_TITLES:
+        for shown in (False, True):
+            reads = [p for p, f in FILE_READS if await yes(p, f"{title} ({f})" if shown else title)]
+            through = [
+                p for p, f in FILE_OTHERS if await yes(p, f"{title} ({f})" if shown else title)
+            ]
+            print(
+                f"| {title} | {'yes' if shown else 'no'} | {len(reads)}/{len(FILE_READS)} "
+                f"| {len(through)}/{len(FILE_OTHERS)} | {', '.join(through)} |",
+                flush=True,
             )
 
 

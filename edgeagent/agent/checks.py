@@ -12,7 +12,6 @@ from __future__ import annotations
 
 import itertools
 import logging
-import re
 from collections.abc import Callable, Collection, Sequence
 from dataclasses import dataclass
 from typing import Any, Literal
@@ -31,7 +30,7 @@ from edgeagent.llm.base import LLM, GenerateRequest
 from edgeagent.tools.executor import ToolCall
 from edgeagent.tools.registry import ToolRegistry
 from edgeagent.tools.tool import ToolKind
-from edgeagent.tools.words import fold, one_slip, plain, said_in_words
+from edgeagent.tools.words import FILE_SUFFIX, fold, names_file, one_slip, plain, said_in_words
 
 log = logging.getLogger(__name__)
 
@@ -138,15 +137,17 @@ class SideChecks:
                     f"I can't do that here: {tool.name} is for {tool.title}, not for this.",
                     off_topic=True,
                 )
-            answer = await self.ask(
-                target_question(prompt, tool.title or tool.description), session=session
-            )
+            topic = tool.title or tool.description
+            named = None if acts else _file_named(call, prompt)
+            if named is not None:
+                # "what's on my todo list" as cat todo.txt: asked of the title alone,
+                # the model said it was not about showing a file (three blind sets).
+                topic = f"{topic} ({named})"
+            answer = await self.ask(target_question(prompt, topic), session=session)
             log.info("target check: %r for %s -> %r", prompt[:60], tool.name, answer)
             if answer == "no" and earlier[0] and self._continues(call, prompt, earlier):
                 both = f"{earlier[0]} {prompt}"
-                answer = await self.ask(
-                    target_question(both, tool.title or tool.description), session=session
-                )
+                answer = await self.ask(target_question(both, topic), session=session)
                 log.info("target check with the turn before: %r -> %r", both[:90], answer)
             asked_more = answer == "yes" and bool(tool.title) and bool(acts or strict or changes)
             if asked_more:
@@ -455,10 +456,6 @@ class SideChecks:
         return next((a for a in ("yes", "no") if word and a.startswith(word)), "")
 
 
-FILE_SUFFIX = re.compile(r"(?<=\w)\.[A-Za-z]\w{0,4}$")
-"""A file name's extension (``.txt``, ``.md``, ``.log``)."""
-
-
 def _carries_a_number(call: ToolCall, prompt: str, earlier: str) -> bool:
     """Whether ``call`` holds a number the turn before (``earlier``) holds and the
     request does not: it computes on from an earlier result."""
@@ -468,6 +465,20 @@ def _carries_a_number(call: ToolCall, prompt: str, earlier: str) -> bool:
         for leaf in _leaves(call.arguments)
         for n in honesty.new_numbers(str(leaf), prompt)
     )
+
+
+def _file_named(call: ToolCall, prompt: str) -> str | None:
+    """The first file ``call`` reads that ``prompt`` names by its stem
+    (:func:`~edgeagent.tools.words.names_file`: "my todo list" for ``todo.md``), or
+    ``None``. The topic question names it after the tool's title: measured on 12
+    requests that read a file named so and 12 that ask something else of it
+    (``bench/side_questions.py --files``), "Show what a file contains" let through 6
+    reads and 3 others; with the file, 12 and 6 (the others' changes, "delete the todo
+    list", are refused before)."""
+    for value in _leaves(call.arguments):
+        if isinstance(value, str) and names_file(value, prompt):
+            return value
+    return None
 
 
 def _leaves(value: object) -> list[object]:

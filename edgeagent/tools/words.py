@@ -7,6 +7,7 @@ and "Weiß" as "weiss".
 
 from __future__ import annotations
 
+import itertools
 import re
 import unicodedata
 
@@ -78,3 +79,22 @@ def said_in_words(name: str, heard: str) -> bool:
         return True
     said = heard.split()
     return all(any(word == s or one_form(word, s) for s in said) for word in name.split())
+
+
+FILE_SUFFIX = re.compile(r"(?<=\w)\.[A-Za-z]\w{0,4}$")
+"""A file name's extension (``.txt``, ``.md``, ``.log``)."""
+
+
+def names_file(path: str, request: str) -> bool:
+    """Whether ``request`` names the file ``path`` by its one-word stem, as people name
+    files: "what's on my todo list" for ``todo.md``, "my notes" for ``notes.txt``, "the
+    app log" for ``logs/app.log``; "to-do" counts as "todo". A name without an extension
+    names no file."""
+    name = path.rsplit("/", 1)[-1]
+    if not FILE_SUFFIX.search(name):
+        return False
+    stem = plain(FILE_SUFFIX.sub("", name))
+    if len(stem) < 3 or " " in stem:
+        return False
+    words = plain(request).split()
+    return stem in words or stem in {a + b for a, b in itertools.pairwise(words)}

@@ -21,6 +21,7 @@ from edgeagent.tools import tool, tools_from
 from edgeagent.tools.calls import get_call_format
 from edgeagent.tools.executor import ToolCall, ToolExecutor
 from edgeagent.tools.registry import ToolRegistry
+from edgeagent.tools.words import names_file
 from tests.agent.scripted_agent import run_turn
 from tests.agent.stub_llm import StubLLM
 
@@ -835,6 +836,44 @@ def test_a_wrappers_look_without_it_is_among_the_tools_that_run_the_same_one(
     elsewhere_ls = agent.recheck_elsewhere["ls"]
     assert '\\"led\\"' in elsewhere_ls
     assert '\\"cat\\"' not in elsewhere_ls and '\\"uptime\\"' not in elsewhere_ls
+
+
+@pytest.mark.parametrize(
+    ("prompt", "read"),
+    [
+        ("what's on my todo list", True),
+        ("show me the to-do list", True),
+        ("what's on the agenda today?", False),  # no file named: the topic question's
+    ],
+)
+def test_the_topic_question_names_the_file_a_request_names(prompt: str, read: bool) -> None:
+    # "what's on my todo list" came as cat todo.txt, ls todo.md and the like, and the
+    # topic question, asked of the title alone, said it was not about showing a file
+    # (three blind prompt sets); with the file after the title, it says yes.
+    shelf = Shelf()
+    model = Reader(said=fence("cat", path="todo.md"), forced={}, about=("(todo.md)",))
+    answer = run_turn(agent_for(model, shelf), prompt)[-1]
+    assert isinstance(answer, FinalAnswer)
+    assert shelf.shown == (["todo.md"] if read else [])
+    topics = [r.messages[0]["content"] for r in model.requests if r.aside]
+    shown = "Show a file (todo.md)" if read else "Show a file"
+    assert topics[0].endswith(f"about {shown}? Answer yes or no.")
+
+
+@pytest.mark.parametrize(
+    ("path", "request_", "named"),
+    [
+        ("todo.md", "what's on my todo list", True),
+        ("todo.txt", "read me my To-Do list will ya", True),
+        ("notes.txt", "remind me what's in my notes", True),
+        ("logs/app.log", "last lines of the app log", True),
+        ("todo", "what's on my todo list", False),  # no extension: no file named
+        ("pride_and_prejudice.txt", "who wrote Pride and Prejudice?", False),  # not one word
+        ("data.csv", "what's on my todo list", False),
+    ],
+)
+def test_names_file(path: str, request_: str, named: bool) -> None:
+    assert names_file(path, request_) is named
 
 
 @pytest.mark.parametrize(
