@@ -506,6 +506,42 @@ def test_a_computed_number_from_memory_is_replaced_by_a_forced_call() -> None:
     assert [bool(r.aside) for r in model.requests] == [False, True, False]
 
 
+class DailyForecast:
+    def __init__(self) -> None:
+        self.asked: list[tuple[str, str]] = []
+
+    @tool(name="weather", answer=lambda r: f"{r['place']}: {r['day']}, light rain.")
+    def weather(self, location: str, day: str = "today") -> dict[str, Any]:
+        """Daily forecast."""
+        self.asked.append((location, day))
+        return {"place": location, "day": day}
+
+
+@pytest.mark.parametrize(
+    "said",
+    [
+        "Tampereen sää on huomenna 2026-01-03.",  # blind prompts: a date from nowhere
+        "Morgen wird es in Tampere bewölkt.",
+        "Demain, il fera nuageux à Tampere.",
+    ],
+)
+def test_a_forecast_told_from_memory_in_another_language_is_a_forced_call(said: str) -> None:
+    forecast = DailyForecast()
+    model = GrammarAwareModel(
+        said=said, forced=fence("weather", location="Tampere", day="tomorrow")
+    )
+    agent = Agent(
+        llm=model,  # type: ignore[arg-type]
+        executor=ToolExecutor(ToolRegistry(tools_from(forecast, plugin="test"))),
+        call_format=get_call_format("fence"),
+        system_prompt="sys",
+        call_grammar="root ::= call",
+    )
+    answer = final(run_turn(agent, "Millainen sää on huomenna Tampereella?"))
+    assert forecast.asked == [("Tampere", "tomorrow")]
+    assert answer.text == "Tampere: tomorrow, light rain."
+
+
 class FollowUpModel(GrammarAwareModel):
     """Answers each request in turn from ``answers`` (memory), unless a grammar forces a
     call; a side question gets "yes"."""
