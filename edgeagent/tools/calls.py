@@ -36,7 +36,7 @@ from typing import Any, Literal
 from edgeagent.errors import ConfigError
 from edgeagent.llm.text import held_tail
 from edgeagent.tools.executor import ToolCall
-from edgeagent.tools.jsonish import json_end, loads_lenient
+from edgeagent.tools.jsonish import argument_words, json_end, loads_lenient
 
 CallFormatName = Literal["fence", "json", "xml"]
 CALL_FORMATS: tuple[str, ...] = ("fence", "json", "xml")
@@ -107,10 +107,11 @@ def _decode_arguments(name: str, args: Any) -> tuple[dict[str, Any] | None, str 
             args = loads_lenient(args, close=True)
         except ValueError:
             return None, f"arguments of {name!r} must be a JSON object, got {_snippet(args)!r}"
-    if isinstance(args, list) and all(isinstance(a, str) for a in args):
+    words = argument_words(args)
+    if words is not None:
         # Qwen2.5-Coder writes {"name": "df", "arguments": []} for "no arguments", and a
         # list for a .tool wrapper's one list parameter, which is named "arguments".
-        return ({"arguments": args} if args else {}), None
+        return ({"arguments": words} if words else {}), None
     if not isinstance(args, dict):
         return None, f"arguments of {name!r} must be a JSON object, got {args!r}"
     return args, None

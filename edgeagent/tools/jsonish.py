@@ -164,3 +164,21 @@ def loads_lenient(raw: str, *, close: bool = False) -> Any:
         return json.loads(_normalise(raw, close=close), strict=False)
     except RecursionError:
         raise ValueError("JSON nested too deep to read") from None
+
+
+def argument_words(value: Any) -> list[str] | None:
+    """``value`` as a .tool wrapper's argument list, when it is a list of words: strings,
+    and numbers among them written out (``["logs/app.log", 3]``, blind prompts, is
+    ``["logs/app.log", "3"]``); ``None`` for anything else (``[1, 2]`` for the LED is
+    no argument list)."""
+    if not isinstance(value, list):
+        return None
+    words = []
+    for item in value:
+        if isinstance(item, str):
+            words.append(item)
+        elif isinstance(item, int | float) and not isinstance(item, bool):
+            words.append(f"{item:g}")
+        else:
+            return None
+    return words if not value or any(isinstance(i, str) for i in value) else None

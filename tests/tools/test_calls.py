@@ -62,6 +62,15 @@ def test_arguments_given_as_a_list() -> None:
     assert parse('```json\n{"name": "ls", "arguments": ["logs"]}\n```').calls == [
         ToolCall("ls", {"arguments": ["logs"]})
     ]
+    # "show me the last 3 lines of the app log" (blind prompts): a number in the list.
+    assert parse('```json\n{"name": "tail", "arguments": ["logs/app.log", 3]}\n```').calls == [
+        ToolCall("tail", {"arguments": ["logs/app.log", "3"]})
+    ]
+    assert parse('```json\n{"name": "t", "arguments": [2.5, "x"]}\n```').calls == [
+        ToolCall("t", {"arguments": ["2.5", "x"]})
+    ]
+    bad = parse('```json\n{"name": "t", "arguments": [true, {"a": 1}]}\n```')
+    assert not bad.calls and "must be a JSON object" in bad.errors[0]
 
 
 ROUND_TRIP: list[list[ToolCall]] = [
