@@ -108,8 +108,11 @@ def unrepeated(text: str, *, prompt: str, earlier: Sequence[str]) -> str:
 # "put the light at that many times ten", "point the camera that many degrees right".
 _ACT_VERB = re.compile(
     r"\b(?:use|set|put|make|turn|dim|brighten|lower|raise|adjust|bump|drop|point|aim|pan|"
-    r"move|rotate|swing|change|switch|apply)\b"
+    r"move|rotate|swing|change|switch|apply|halve|double|triple|increase|decrease|reduce|"
+    r"boost)\b"
 )
+# A question about a device's value acts on nothing: "what's double the brightness?".
+_WH_QUESTION = re.compile(r"^\W*(?:what|what s|whats|how|which|when|why|where|who)\b")
 # A title's words that are no device: "the servo that turns the camera (angles, left,
 # right)" names the servo and the camera.
 _NOT_DEVICE = frozenset({"the", "and", "that", "turn", "left", "right", "with", "for"})
@@ -119,7 +122,9 @@ def then_acts(step_records: list[dict[str, Any]], registry: ToolRegistry, prompt
     """Whether a step's successful reads are the first half of a request that then asks
     a device to act: "take a third of that number and use it as the brightness" came as
     ``math`` alone, and its answer ("324 / 3 = 108") ended the turn with the strip as
-    it was (four turns in two blind prompt sets). The request asks an act of another
+    it was (four turns in two blind prompt sets); so did "bit brighter, double it" and
+    "ok now halve the brightness". A question ("what's double the brightness?") acts
+    on nothing. The request asks an act of another
     plugin's device when it holds an act verb and a word of an acting tool's title
     (``led``: "the LED strip (lights, lamp, colors, brightness)"); a read of the same
     plugin ("what brightness is the strip at?", ``led_state``) is the answer."""
@@ -128,7 +133,8 @@ def then_acts(step_records: list[dict[str, Any]], registry: ToolRegistry, prompt
     read = [registry.get(r["name"]) for r in step_records if r["name"] in registry]
     if len(read) != len(step_records) or any(t.kind is ToolKind.ACT for t in read):
         return False
-    if not _ACT_VERB.search(plain(prompt)):
+    said = plain(prompt)
+    if not _ACT_VERB.search(said) or _WH_QUESTION.search(said):
         return False
     plugins = {t.plugin for t in read}
     return any(

@@ -119,6 +119,22 @@ def test_a_failed_act_after_the_computation_is_told() -> None:
     assert answer.text == "= 270\nSorry, that did not work: led failed: brightness 270 is over 100."
 
 
+def test_a_level_halved_or_doubled_by_a_computation_is_set_too() -> None:
+    # "ok now halve the brightness" and "bit brighter, double it" ran math alone (blind
+    # prompts).
+    strip = Strip()
+    script = Script(fence("math", expression="60 / 2"), fence("led", brightness=30))
+    answer = final(turn(script, strip, "ok now halve the brightness"))
+    assert strip.set == [30] and answer.text == "= 30\nThe strip is now at 30%."
+
+
+def test_a_question_about_a_computed_level_acts_on_nothing() -> None:
+    strip = Strip()
+    script = Script(fence("math", expression="60 * 2"))
+    answer = final(turn(script, strip, "what's double the brightness of 60?"))
+    assert answer.text == "= 120" and strip.set == [] and len(script.requests) == 1
+
+
 def test_a_computation_without_an_act_ends_the_turn() -> None:
     strip = Strip()
     script = Script(fence("math", expression="90 / 3"))
