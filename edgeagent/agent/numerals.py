@@ -4,8 +4,10 @@ A 1.5B model reads small number words well and large ones badly (measured on bli
 prompts: "three hundred and twelve times seventeen" ran as ``300 * 17``, "venti gradi"
 turned the servo 15°, "al dieci per cento" set 70%). So before a prompt joins the
 conversation, spelled-out numbers of 10 and more, and groups of number words, become
-digits (``text2num``'s ``alpha2digit``) in English, German, French, Spanish, Italian
-and Portuguese: "three hundred and twelve" -> "312", "venti gradi" -> "20 gradi".
+digits (``text2num``'s ``alpha2digit``) in English, German, French, Spanish, Italian,
+Portuguese and Dutch: "three hundred and twelve" -> "312", "venti gradi" -> "20 gradi"
+(Dutch added after it changed one prompt of all in the benchmarks' records, "twintig
+graden", and no other).
 Single words under 10 stay words ("turn on one light"), as do ordinals under 10.
 
 The language is not guessed: each language's conversion runs in turn, and the few
@@ -32,7 +34,7 @@ from collections.abc import Iterator
 
 from text_to_num import alpha2digit
 
-LANGUAGES = ("en", "de", "fr", "es", "it", "pt")
+LANGUAGES = ("en", "de", "fr", "es", "it", "pt", "nl")
 THRESHOLD = 10
 """A lone number word below this stays a word (text2num's ``threshold``)."""
 HOMOGRAPHS = ("once", "elf", "cent", "sei")

@@ -18,6 +18,8 @@ from tests.agent.scripted_agent import call, make_agent, run_turn
         ("Gira la telecamera di venti gradi a destra", "Gira la telecamera di 20 gradi a destra"),
         ("Dreh die Kamera um fünfundzwanzig Grad", "Dreh die Kamera um 25 Grad"),
         ("gira a câmera trinta graus", "gira a câmera 30 graus"),
+        ("Draai de camera twintig graden naar links", "Draai de camera 20 graden naar links"),
+        ("Zet de lamp op vijfenzeventig procent", "Zet de lamp op 75%"),
         # A percent said in words is %, not "per 100".
         ("E abbassa la luminosità al dieci per cento.", "E abbassa la luminosità al 10 %."),
         ("Mets la lumière à cinquante pour cent", "Mets la lumière à 50 %"),
