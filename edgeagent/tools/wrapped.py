@@ -33,6 +33,7 @@ from pydantic import ConfigDict, Field, StrictStr, ValidationError, create_model
 
 from edgeagent.errors import ToolArgumentError, ToolDefinitionError
 from edgeagent.tools.executor import as_argument_list, describe_validation_error
+from edgeagent.tools.jsonish import argument_words
 from edgeagent.tools.registry import ToolRegistry
 from edgeagent.tools.tool import AskedIn, Reread, Tool
 
@@ -146,7 +147,10 @@ def _folded(data: Any) -> Any:
     if not isinstance(data, dict) or not data:
         return data
     if set(data) == {"arguments"} and isinstance(data["arguments"], list):
-        return data
+        # Numbers among the words are words: {"arguments": ["data.csv", 1]} for "the
+        # column names in data.csv" failed as "got 1", and the turn ended (blind prompts).
+        words = argument_words(data["arguments"])
+        return data if words is None else {"arguments": words}
     return {"arguments": as_argument_list(data)}
 
 

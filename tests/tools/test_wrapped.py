@@ -200,7 +200,7 @@ def test_duplicate_names_first_file_wins_with_a_warning(
     ("arguments", "error"),
     [
         ({}, "missing required argument 'arguments'"),
-        ({"arguments": ["Ada", 7]}, "arguments.1: Input should be a valid string"),
+        ({"arguments": ["Ada", {"n": 7}]}, "arguments.1: Input should be a valid string"),
         ({"arguments": ["a", "b", "c", "d"]}, "times must be 1-3, got 4"),
         ({"arguments": ["x" * 40]}, "text: String should have at most 40 characters"),
     ],
@@ -224,6 +224,8 @@ def test_bad_arguments_are_errors_the_model_can_read(
         ({"name": "Ada", "times": 2}, ["Ada", "2"]),  # in the order written
         ({"file": "todo.md", "pattern": "milk"}, ["milk", "todo.md"]),  # a pattern first
         ({"path": "logs", "Query": "ok", "n": 1}, ["ok", "logs", "1"]),
+        # "what are the column names in data.csv?" (blind prompts): a number in the list.
+        ({"arguments": ["data.csv", 1]}, ["data.csv", "1"]),
     ],
 )
 def test_what_a_small_model_writes_for_the_list_is_read_as_the_list(
