@@ -369,7 +369,7 @@ class Agent:
             )
             async for ran in running:
                 yield ran
-                if isinstance(ran, ErrorEvent):
+                if isinstance(ran, ErrorEvent | FinalAnswer):
                     return  # a repeat of a failed call
             mend = mendable(results, self.executor.registry)
             step_records = records[len(records) - len(calls) :]

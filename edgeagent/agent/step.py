@@ -15,7 +15,13 @@ from collections.abc import AsyncGenerator, Callable, Sequence
 from dataclasses import dataclass
 from typing import Any
 
-from edgeagent.agent.events import ErrorEvent, Event, ToolCallEvent, ToolResultEvent
+from edgeagent.agent.events import (
+    ErrorEvent,
+    Event,
+    FinalAnswer,
+    ToolCallEvent,
+    ToolResultEvent,
+)
 from edgeagent.agent.meter import TurnMeter
 from edgeagent.agent.sanitize import sanitize
 from edgeagent.llm.base import Message
@@ -65,7 +71,8 @@ class StepRunner:
         each result joins ``results`` and, as a record, ``records``; a failure's error
         joins ``failures`` by the call's :func:`signature`; the step's messages join
         ``messages`` at its end. A repeat of a call in ``failures`` ends the turn: the
-        last event is an :class:`ErrorEvent`."""
+        last event is an :class:`ErrorEvent`, or, for a tool the model made up, a
+        :class:`FinalAnswer` that refuses plainly."""
         done: list[Message] = [
             {"role": "assistant", "content": self.call_format.render_call(list(calls))}
             if calls
@@ -87,6 +94,17 @@ class StepRunner:
             )
         for call in calls:
             key = signature(call)
+            if key in failures and self._made_up(call, records):
+                # "please shut the computer down" came as shutdown({}) twice: a tool
+                # that is not there, asked for again, is a plain refusal, not an error.
+                answer = (
+                    f"I can't do that here: none of my tools can do that (there is no "
+                    f"{call.name!r} tool)."
+                )
+                log.info("the model repeated a call of the unknown tool %r", call.name)
+                messages.extend([*done, {"role": "assistant", "content": answer}])
+                yield FinalAnswer(answer, tool_calls=records, steps=step)
+                return
             if key in failures:
                 reason = (
                     f"The model repeated the failing call {describe_call(call)}, which "
@@ -118,3 +136,10 @@ class StepRunner:
             )
             done.append({"role": "tool", "content": self.tool_content(capped)})
         messages.extend(done)
+
+    def _made_up(self, call: ToolCall, records: Sequence[dict[str, Any]]) -> bool:
+        """Whether ``call`` names no tool here (nor a command a tool runs) and no call
+        of the turn has succeeded: a tool the model made up."""
+        if any(r.get("ok") for r in records):
+            return False
+        return self.executor.resolve(call).name not in self.executor.registry

@@ -172,6 +172,20 @@ def test_repeating_a_failing_call_is_stopped() -> None:
     assert engine.generations == 2
 
 
+def test_repeating_a_call_of_a_made_up_tool_is_a_plain_refusal() -> None:
+    # "Then please shut the computer down for the day." came as shutdown({}) twice and
+    # ended in an error (blind prompts): no such tool is there, and the answer says so.
+    agent, engine, lamp = make_agent([(".", call("shutdown"))])
+    events = run_turn(agent, "please shut the computer down")
+    answer = events[-1]
+    assert isinstance(answer, FinalAnswer)
+    assert answer.text == (
+        "I can't do that here: none of my tools can do that (there is no 'shutdown' tool)."
+    )
+    assert [r["ok"] for r in answer.tool_calls] == [False]
+    assert lamp.commands == [] and engine.generations == 2
+
+
 def test_malformed_call_is_fed_back_and_corrected() -> None:
     broken = '<tool_call>{"name": "set_led", "arguments": {"color": green}}</tool_call>'
     rules: list[Rule] = [
