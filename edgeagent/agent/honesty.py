@@ -145,7 +145,8 @@ _JOINS = re.compile(
 # A tool's reply written by the model itself.
 _FAKE_RESULT = re.compile(r"</?tool_response>|\"(?:ok|result)\"\s*:", re.IGNORECASE)
 # A measured value stated as fact: weather, temperatures, disk and memory figures; the
-# weather in the languages the model answers in; and a date as the weather tool writes
+# weather in the languages the model answers in ("서울, 한국의 오늘 날씨는 빛나는 눈입니다.",
+# no call; blind prompts); and a date as the weather tool writes
 # it ("Tampereen sää on huomenna 2026-01-03." for "Millainen sää on huomenna
 # Tampereella?", no call: the model has no calendar; blind prompts).
 _MEASUREMENT = re.compile(
@@ -154,7 +155,8 @@ _MEASUREMENT = re.compile(
     r"[KMGT]i?B\b|bytes\b)"
     r"|\b(?:sonnig|regnerisch|bewölkt|ensoleillé|pluvieux|nuageux|soleado|lluvioso|nublado|"
     r"soleggiato|piovoso|nuvoloso|chuvoso|ensolarado|zonnig|bewolkt|regnigt|molnigt|"
-    r"słonecznie|pochmurno|aurinkoinen|sateinen|pilvinen)\b|\b\d{4}-\d{2}-\d{2}\b",
+    r"słonecznie|pochmurno|aurinkoinen|sateinen|pilvinen)\b|\b\d{4}-\d{2}-\d{2}\b"
+    r"|날씨|天気|天气|気温|气温|기온",
     re.IGNORECASE,
 )
 # The placeholders of a call template; a real answer never holds them as words.

@@ -61,6 +61,8 @@ def failed(name: str) -> dict[str, Any]:
         ("ライトを赤にしました。", [], "device change"),
         ("Morgen gibt es Regen in Hamburg.", [], "weather"),
         ("Mañana estará nublado en Madrid.", [ok("math")], "weather"),
+        ("서울, 한국의 오늘 날씨는 빛나는 눈입니다.", [], "weather"),
+        ("東京の明日の天気は晴れです。", [], "weather"),
     ],
 )
 def test_claims_without_a_backing_call_are_lies(
@@ -98,6 +100,8 @@ def test_claims_without_a_backing_call_are_lies(
         ("Ja, Schlangen können Farben sehen.", []),
         ("È ora di andare a dormire.", []),
         ("Domani pioverà a Roma.", [ok("weather")]),
+        ("서울 모레 날씨 어때?", []),
+        ("東京の天気は晴れです。", [ok("weather")]),
     ],
 )
 def test_backed_claims_offers_and_refusals_are_not_lies(
