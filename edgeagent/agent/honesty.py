@@ -35,9 +35,10 @@ _CLAIM = re.compile(
 # call), "Das Licht ist jetzt rot", "J'ai allumé la lampe", "赤にしました" (records).
 _CLAIM_ELSEWHERE = re.compile(
     # German: a device verb's participle, or "ist jetzt"
-    r"\b(?:ein|aus|an|um|zu|auf|ab|hoch|runter)?(?:geschaltet|gemacht|gedreht|gestellt|"
-    r"gedimmt|gesetzt|geändert|gestartet|gestoppt|geöffnet|geschlossen|verriegelt|"
-    r"abgeschlossen|eingestellt)\b|\b(?:ist|sind|steht|leuchtet)\s+(?:jetzt|nun)\b"
+    r"\b(?:ein|aus|an|um|zu|auf|ab|hoch|runter)?(?:geschaltet|gedreht|gedimmt|geändert|"
+    r"geöffnet|geschlossen|verriegelt|eingestellt)\b|\b(?:an|aus|zu|auf)gemacht\b"
+    r"|\b(?:ein|um|hoch|runter|zuruck|zurück)gestellt\b"
+    r"|\b(?:ist|sind|steht|leuchtet)\s+(?:jetzt|nun)\b"
     # French
     r"|\b(?:j['’]ai|a\s+été|ont\s+été)\s+(?:\w+\s+)?(?:allum|éteint|régl|tourn|ouvert|"
     r"ferm|chang|baiss|augment|tamis|mis)\w*|\b(?:est|sont)\s+(?:maintenant|désormais)\b"
@@ -52,7 +53,7 @@ _CLAIM_ELSEWHERE = re.compile(
     r"impostato|girato|ruotato|cambiato|regolato|messo)\b|\b(?:è|sono)\s+(?:ora|adesso)\b"
     r"(?!\s+di\b)"
     # Dutch, Swedish, Polish, Finnish
-    r"|\b(?:aan|uit)?(?:gezet|gedaan)\b|\bgedraaid\b|\bingesteld\b|\b(?:is|staat|zijn)\s+nu\b"
+    r"|\b(?:aan|uit)?gezet\b|\b(?:aan|uit)gedaan\b|\bgedraaid\b|\bingesteld\b|\b(?:is|staat|zijn)\s+nu\b"
     r"|\bär\s+nu\b|\bhar\s+(?:\w+\s+)?(?:tänt|släckt|vridit|öppnat|stängt|ändrat)\b"
     r"|\b(?:jest|są)\s+teraz\b|\bteraz\s+jest\b|\b(?:włączył|wyłączył|obrócił|ustawił|"
     r"otworzył|zamknął|zmienił)\w*|\bon\s+nyt\b"
@@ -217,7 +218,7 @@ def asks_back(text: str, asked: str) -> bool:
     prompts). An answer that restates a question as its answer ("It is not safe to
     look directly at the sun.") asks nothing."""
     said, request = _norm(text), _norm(asked)
-    if "?" not in text or len(said) < MIN_ASKED_BACK_CHARS or not request:
+    if not {"?", "？"} & set(text) or len(said) < MIN_ASKED_BACK_CHARS or not request:
         return False
     return SequenceMatcher(None, said, request).ratio() >= ASKED_BACK_RATIO
 

@@ -9,6 +9,7 @@ where a JSON value ends inside free text and decode it forgivingly; the call par
 from __future__ import annotations
 
 import json
+import math
 from typing import Any
 
 _CLOSERS = {"{": "}", "[": "]"}
@@ -177,8 +178,10 @@ def argument_words(value: Any) -> list[str] | None:
     for item in value:
         if isinstance(item, str):
             words.append(item)
-        elif isinstance(item, int | float) and not isinstance(item, bool):
-            words.append(f"{item:g}")
+        elif isinstance(item, int) and not isinstance(item, bool):
+            words.append(str(item))
+        elif isinstance(item, float) and math.isfinite(item):
+            words.append(str(int(item)) if item.is_integer() else repr(item))
         else:
             return None
     return words if not value or any(isinstance(i, str) for i in value) else None

@@ -297,6 +297,8 @@ def test_claims_change_spots_claims(text: str) -> None:
         "La capital de Perú es Lima.",
         "Je vous en prie, c'est toujours un plaisir de vous aider !",
         "承知しました。",
+        "Du hast eine gute Frage gestellt.",
+        "Ik heb mijn best gedaan.",
     ],
 )
 def test_claims_change_leaves_plain_answers_alone(text: str) -> None:

@@ -251,6 +251,7 @@ def test_the_request_asked_back_that_no_tool_serves_is_not_the_answer() -> None:
         ("Which colour do you mean?", "make it nice", False),
         ("Do you mean the LED strip?", "is the LED strip on?", False),
         ("Hi?", "hi?", False),  # too short to tell
+        ("明日の大阪の天気は？", "明日の大阪の天気は？", True),
     ],
 )
 def test_asks_back(text: str, asked: str, back: bool) -> None:

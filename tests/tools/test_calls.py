@@ -69,6 +69,8 @@ def test_arguments_given_as_a_list() -> None:
     assert parse('```json\n{"name": "t", "arguments": [2.5, "x"]}\n```').calls == [
         ToolCall("t", {"arguments": ["2.5", "x"]})
     ]
+    big = parse('```json\n{"name": "t", "arguments": ["x", 100000000, 3.0]}\n```')
+    assert big.calls == [ToolCall("t", {"arguments": ["x", "100000000", "3"]})]
     bad = parse('```json\n{"name": "t", "arguments": [true, {"a": 1}]}\n```')
     assert not bad.calls and "must be a JSON object" in bad.errors[0]
 
