@@ -352,9 +352,10 @@ _AGAIN = re.compile(
     r"otra\s+vez|de\s+nuevo|di\s+nuovo|ancora\s+una\s+volta|outra\s+vez|de\s+novo|"
     r"nog\s+(?:een\s+)?keer|opnieuw|jeszcze\s+raz)\b"
 )
+# A way back, beside those of _BACK: "back" itself, and "where it was" in more forms.
 _RETURN = re.compile(
     r"\b(?:back|zuruck|retour|atras|indietro|terug|tillbaka|powrotem|volta|donde\s+estaba|"
-    r"dove\s+era|onde\s+estava|ou\s+(?:il|elle)\s+etait|wo\s+(?:er|sie|es)\s+war)\b"
+    r"dove\s+era|onde\s+estava|ou\s+(?:il|elle)\s+etait|wo\s+es\s+war)\b"
 )
 
 

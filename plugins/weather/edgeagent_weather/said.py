@@ -164,6 +164,8 @@ _IN_DAYS = (
 NEXT_DAY = "the day after"
 DAY_BEFORE = "the day before"
 SAME_DAY = "the same day"
+FROM_LAST = {NEXT_DAY: 1, DAY_BEFORE: -1, SAME_DAY: 0}
+"""Days counted from the last forecast asked, not from today: each one's offset."""
 # The day after (or before) the one asked last: "and the day after that?", "n the day
 # aftr?", "the following day", "am Tag danach", "le lendemain", "al día siguiente", "il
 # giorno dopo", "no dia seguinte", "de dag erna", "dagen efter", "następnego dnia", "druhý

@@ -19,7 +19,7 @@ from pydantic import BeforeValidator, Field
 
 from edgeagent.plugin import USER_WORDS, Tool, ToolError, make_tool, tool
 from edgeagent_weather.days import MAX_DAY, WEEKDAYS, days_ahead
-from edgeagent_weather.said import DAY_BEFORE, NEXT_DAY, SAME_DAY, said_day
+from edgeagent_weather.said import FROM_LAST, said_day
 
 CACHE_ENTRIES = 128
 DAILY = (
@@ -170,7 +170,7 @@ class OpenMeteo:
         said = said_day(request, place=str(arguments.get("location", "")))
         if said is None or said == arguments.get("day"):
             return None
-        if said in (NEXT_DAY, DAY_BEFORE, SAME_DAY):
+        if said in FROM_LAST:
             return {**arguments, "day": said}  # counted from the last forecast (recall)
         today = self.today()
         try:
@@ -187,7 +187,7 @@ class OpenMeteo:
         ``None``: as they are ("the day after" with no forecast before is tomorrow)."""
         day = arguments.get("day")
         said = day.strip().lower() if isinstance(day, str) else ""
-        step = {NEXT_DAY: 1, DAY_BEFORE: -1, SAME_DAY: 0}.get(said)
+        step = FROM_LAST.get(said)
         if step is None:
             return None
         for result in reversed(earlier):
