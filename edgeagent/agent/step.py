@@ -4,7 +4,8 @@ A step's messages join the history only once the step is complete, so a turn can
 mid-step (client gone) never leaves a call without a result. Failures are data at the
 model boundary: a malformed call, a failed one and calls over the per-reply limit come
 back as failed results the model can read; only a repeat of a call that already failed
-ends the turn.
+ends the turn: with that failure as the answer when nothing of the turn worked, else
+with an error.
 """
 
 from __future__ import annotations
@@ -22,6 +23,7 @@ from edgeagent.agent.events import (
     ToolCallEvent,
     ToolResultEvent,
 )
+from edgeagent.agent.honesty import did_not_work
 from edgeagent.agent.meter import TurnMeter
 from edgeagent.agent.sanitize import sanitize
 from edgeagent.llm.base import Message
@@ -71,8 +73,9 @@ class StepRunner:
         each result joins ``results`` and, as a record, ``records``; a failure's error
         joins ``failures`` by the call's :func:`signature`; the step's messages join
         ``messages`` at its end. A repeat of a call in ``failures`` ends the turn: the
-        last event is an :class:`ErrorEvent`, or, for a tool the model made up, a
-        :class:`FinalAnswer` that refuses plainly."""
+        last event is a :class:`FinalAnswer` (for a tool the model made up, a plain
+        refusal; when no call of the turn succeeded, the failure) or else an
+        :class:`ErrorEvent`."""
         done: list[Message] = [
             {"role": "assistant", "content": self.call_format.render_call(list(calls))}
             if calls
@@ -102,6 +105,14 @@ class StepRunner:
                     f"{call.name!r} tool)."
                 )
                 log.info("the model repeated a call of the unknown tool %r", call.name)
+                messages.extend([*done, {"role": "assistant", "content": answer}])
+                yield FinalAnswer(answer, tool_calls=records, steps=step)
+                return
+            if key in failures and not any(r.get("ok") for r in records):
+                # "what's the melting point of solder?" came as math("180") twice:
+                # nothing of the turn worked, so the answer is that failure, said.
+                answer = did_not_work({"error": failures[key]})
+                log.info("the model repeated the failing call %s", describe_call(call))
                 messages.extend([*done, {"role": "assistant", "content": answer}])
                 yield FinalAnswer(answer, tool_calls=records, steps=step)
                 return

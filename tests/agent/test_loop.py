@@ -161,15 +161,32 @@ def test_step_limit_ends_the_turn_with_an_error() -> None:
     assert engine.generations == 3
 
 
-def test_repeating_a_failing_call_is_stopped() -> None:
+def test_repeating_a_failing_call_answers_with_its_failure() -> None:
+    # "what's the melting point of solder?" came as math("180") twice and ended the turn
+    # in an error (blind prompts): nothing of the turn worked, and the answer says why.
     agent, engine, lamp = make_agent([(".", call("set_led", color="red", brightness=150))])
     events = run_turn(agent, "red at 150")
-    err = error(events)
-    assert "repeated the failing call set_led" in err.message
-    assert "brightness must be 0-100" in err.message
+    answer = events[-1]
+    assert isinstance(answer, FinalAnswer)
+    assert answer.text.startswith("Sorry, that did not work: ")
+    assert "brightness must be 0-100" in answer.text
+    assert [r["ok"] for r in answer.tool_calls] == [False]
     assert len([e for e in events if isinstance(e, ToolCallEvent)]) == 1
     assert lamp.commands == []
     assert engine.generations == 2
+
+
+def test_repeating_a_failing_call_after_one_that_worked_is_stopped() -> None:
+    rules: list[Rule] = [
+        ("brightness must be", call("set_led", color="red", brightness=150)),
+        ("LED green", call("set_led", color="red", brightness=150)),
+        ("(?i)green", call("set_led", color="green")),
+    ]
+    agent, _, lamp = make_agent(rules)
+    events = run_turn(agent, "green, then red at 150")
+    err = error(events)
+    assert "repeated the failing call set_led" in err.message
+    assert lamp.commands == [("green", 100)]
 
 
 def test_repeating_a_call_of_a_made_up_tool_is_a_plain_refusal() -> None:
