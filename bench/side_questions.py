@@ -7,7 +7,7 @@ the call. Here each question is asked alone for requests written for this benchm
 (none of them is in bench/prompts/), and so is the pair, as the agent asks it; and so
 is ``topic_request_last``, tried as the only question on 2026-11-26 and not kept:
 
-    .venv/bin/python bench/side_questions.py [--follow-ups | --files]
+    .venv/bin/python bench/side_questions.py [--follow-ups | --corrections | --files]
 
 It prints, per device, the real requests let through and the absent-device requests
 refused; then, for a read tool's call on a refusal's second look (the topic question,
@@ -138,6 +138,63 @@ ABSENT_FOLLOW_UPS = [
     (SERVO, "rotate the servo left 30", "close the curtains halfway"),
     (SERVO, "point the camera straight ahead", "and the doorbell cam 20 left"),
 ]
+
+# Corrections (2026-11-28): a request that names only the new value of the turn before,
+# written for this benchmark. Blind prompt sets had "no wait, gold" and "nah, crimson"
+# refused: asked alone, the model said they were not about the LED strip, or that it
+# could not do them.
+LED_CORRECTIONS = [
+    ("make the strip yellow", "no wait, amber"),
+    ("lamp to blue", "nah, navy"),
+    ("set the lights to pink", "actually, hot pink"),
+    ("turn the strip green", "hmm no, teal"),
+    ("lights to 70 percent", "no, 50"),
+    ("make it violet", "scratch that, indigo"),
+    ("strip to orange", "coral instead"),
+    ("Licht auf rot", "nein, lieber orange"),
+]
+SERVO_CORRECTIONS = [
+    ("point the camera at 40", "no, 20"),
+    ("pan left 30 degrees", "actually make that 45"),
+    ("camera to the right, 60", "nah, 30 is enough"),
+    ("turn the camera to -10", "wait, -30"),
+    ("look right 20 degrees", "no, the other way"),
+    ("aim the camera at 15", "hmm, 25 instead"),
+]
+ABSENT_CORRECTIONS = [
+    (LED, "make the strip yellow", "no wait, the fan, switch the fan on"),
+    (LED, "lamp to blue", "actually, open the blinds instead"),
+    (LED, "lights to 70 percent", "no, I meant the heater to 70"),
+    (LED, "turn the strip green", "nah, play some jazz instead"),
+    (LED, "set the lights to pink", "no, tell me a joke"),
+    (LED, "strip to orange", "actually what time is it in Tokyo"),
+    (SERVO, "point the camera at 40", "no, close the garage door"),
+    (SERVO, "pan left 30 degrees", "actually, turn the tv on instead"),
+    (SERVO, "camera to the right, 60", "wait, lock the front door"),
+    (SERVO, "aim the camera at 15", "nah, water the plants instead"),
+]
+
+
+async def corrections(checks: SideChecks) -> None:
+    """The table for corrections: the checks as shipped (``--corrections``)."""
+    ran_for = shipped_off_target(checks)
+    cells, wrong = [], []
+    for group in (
+        [(LED, e, r, True) for e, r in LED_CORRECTIONS],
+        [(SERVO, e, r, True) for e, r in SERVO_CORRECTIONS],
+        [(d, e, r, False) for d, e, r in ABSENT_CORRECTIONS],
+    ):
+        right = 0
+        for device, earlier, request, want in group:
+            ran = await ran_for(earlier, request, device)
+            right += ran == want
+            if ran != want:
+                wrong.append(request if ran else f"(refused) {request}")
+        cells.append(f"{right}/{len(group)}")
+    print()
+    print("| LED corrections run | servo corrections run | absent refused | wrong |")
+    print("|---:|---:|---:|---|")
+    print(f"| {' | '.join(cells)} | {', '.join(wrong)} |", flush=True)
 
 
 def with_earlier(question: Question, earlier: str) -> Question:
@@ -297,6 +354,9 @@ async def main() -> int:
     try:
         if "--follow-ups" in sys.argv:
             await follow_ups(checks)
+            return 0
+        if "--corrections" in sys.argv:
+            await corrections(checks)
             return 0
         if "--files" in sys.argv:
             await files(checks)

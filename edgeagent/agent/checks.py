@@ -145,14 +145,19 @@ class SideChecks:
                 topic = f"{topic} ({named})"
             answer = await self.ask(target_question(prompt, topic), session=session)
             log.info("target check: %r for %s -> %r", prompt[:60], tool.name, answer)
+            both = f"{earlier[0]} {prompt}"
+            # A correction the topic question takes alone is asked the capability
+            # question with the request it corrects: "nah, crimson" after "rgb time,
+            # make it red", alone, the strip "could not do" (blind prompts).
+            corrected = acts and answer == "yes" and earlier[0] and honesty.corrects(prompt)
             if answer == "no" and earlier[0] and self._continues(call, prompt, earlier):
-                both = f"{earlier[0]} {prompt}"
                 answer = await self.ask(target_question(both, topic), session=session)
                 log.info("target check with the turn before: %r -> %r", both[:90], answer)
             asked_more = answer == "yes" and bool(tool.title) and bool(acts or strict or changes)
             if asked_more:
                 question = capability_question if acts else reader_question
-                answer = await self.ask(question(prompt, tool.title), session=session)
+                asked = both if corrected else prompt
+                answer = await self.ask(question(asked, tool.title), session=session)
                 log.info("capability check: %r for %s -> %r", prompt[:60], tool.name, answer)
             if answer != "no":
                 continue

@@ -137,6 +137,16 @@ _REFERS_BACK = re.compile(
     r"de\s+nuevo|di\s+nuovo|de\s+novo|opnieuw|igen)\b",
     re.IGNORECASE,
 )
+# A correction of the turn before: it names only the new value ("no wait, gold", "nah,
+# crimson", "make it teal instead"), and what it changes was named or done before.
+_CORRECTS = re.compile(
+    r"^\W*(?:no|nope|nah|not\s+that|actually|wait|hmm+|rather|make\s+that|scratch\s+that|"
+    r"on\s+second\s+thought|nein|nee|doch|lieber|non|plutôt|en\s+fait|mejor|anzi|meglio|"
+    r"não|nej|hellre|liever)\b"
+    r"|\b(?:instead|rather\s+than|stattdessen|plutôt|en\s+su\s+lugar|invece|em\s+vez|"
+    r"in\s+plaats\s+daarvan|istället)\b",
+    re.IGNORECASE,
+)
 # A request's first word that joins it to the turn before: "and if I do that 4 times a
 # week?", "now knock 10% off", "y la mitad?", "und morgen?".
 _JOINS = re.compile(
@@ -250,9 +260,16 @@ def asks_a_question(request: str) -> bool:
 
 
 def refers_back(request: str) -> bool:
-    """True when ``request`` says "it", "them", "that", "again" or the like: what it is
-    about may be named or done only in an earlier turn."""
-    return bool(_REFERS_BACK.search(request))
+    """True when ``request`` says "it", "them", "that", "again" or the like, or
+    corrects the turn before (:func:`corrects`): what it is about may be named or done
+    only in an earlier turn."""
+    return bool(_REFERS_BACK.search(request)) or corrects(request)
+
+
+def corrects(request: str) -> bool:
+    """True when ``request`` corrects the turn before: "no wait, gold", "nah,
+    crimson", "make it teal instead", "nein, lieber grün"."""
+    return bool(_CORRECTS.search(request))
 
 
 def continues(request: str) -> bool:

@@ -1,10 +1,14 @@
 """The checks before a call, in a conversation: a follow-up that says "it" or "them"
-is asked about with the turn before; the capability question stays the request's own."""
+is asked about with the turn before; the capability question stays the request's own,
+but a correction the topic question takes alone ("nah, crimson") is asked it with the
+request it corrects."""
 
 from __future__ import annotations
 
 import json
 from typing import Any
+
+import pytest
 
 from edgeagent.agent import honesty
 from edgeagent.agent.loop import Agent
@@ -46,7 +50,10 @@ def camera_agent(rules: list[Rule]) -> tuple[Agent, Camera]:
             (f"^{topic('point the camera left')}", "yes"),
             (r"^Device: .*\nRequest: \"point the camera left\"", "yes"),
             (r"^point the camera left", fence("servo", angle=-30)),
-            (r"^(centre it|turn on the fan|open the garage|hmm no)", fence("servo", angle=0)),
+            (
+                r"^(centre it|turn on the fan|open the garage|hmm no|no wait)",
+                fence("servo", angle=0),
+            ),
         ],
         default="no",
         context_window=4096,
@@ -123,3 +130,55 @@ def test_refers_back() -> None:
     assert honesty.refers_back("Encore vingt degrés dans le même sens")
     assert not honesty.refers_back("open the garage door")
     assert not honesty.refers_back("italy")  # a word that holds "it"
+
+
+def test_a_correction_is_asked_about_with_the_request_it_corrects() -> None:
+    # "nah, crimson" after "rgb time, make it red": alone, the model said the LED strip
+    # could not do it (blind prompts). The capability question sees the turn before.
+    both = "point the camera left no wait, centre"
+    agent, camera = camera_agent(
+        [
+            (f"^{topic('no wait, centre')}", "yes"),
+            (f'^Device: .*\nRequest: "{both}"', "yes"),
+            (r'^Device: .*\nRequest: "no wait, centre"', "no"),
+        ]
+    )
+    said = answers(agent, "point the camera left", "no wait, centre")
+    assert camera.moves == [{"angle": -30}, {"angle": 0}]
+    assert said[1] == "The camera is at 0°."
+
+
+def test_a_correction_naming_another_device_is_still_refused() -> None:
+    both = "point the camera left no wait, turn on the fan"
+    agent, camera = camera_agent(
+        [
+            (f"^{topic('no wait, turn on the fan')}", "yes"),
+            (f'^Device: .*\nRequest: "{both}"', "yes"),
+        ]
+    )
+    said = answers(agent, "point the camera left", "no wait, turn on the fan")
+    assert camera.moves == [{"angle": -30}]
+    assert said[1] == "I can't do that here: none of my devices can do that."
+
+
+@pytest.mark.parametrize(
+    "request_",
+    [
+        "no wait, gold",
+        "nah, crimson",
+        "make it teal instead",
+        "actually make that 45",
+        "Nein, lieber grün",
+        "non, plutôt bleu",
+        "scratch that, indigo",
+    ],
+)
+def test_corrections(request_: str) -> None:
+    assert honesty.corrects(request_) and honesty.refers_back(request_)
+
+
+@pytest.mark.parametrize(
+    "request_", ["turn the light gold", "nothing else, thanks", "is it known?", "notify me"]
+)
+def test_not_corrections(request_: str) -> None:
+    assert not honesty.corrects(request_)
