@@ -51,7 +51,7 @@ log = logging.getLogger(__name__)
 
 _WORDS = (
     # English
-    "light lights lamp lamps strip led leds ledstrip "
+    "light lights lite lites lamp lamps strip led leds ledstrip "
     # German, French, Spanish, Italian, Portuguese
     "licht lichter lampe lampen leuchte streifen lumiere lumieres ruban luz luces lampara "
     "tira luce luci lampada striscia luzes fita "

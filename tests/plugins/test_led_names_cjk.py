@@ -100,6 +100,10 @@ def test_a_request_names_the_strip_in_japanese_chinese_and_korean(
         ("mach die Lmape rot", True),
         ("mach die Almpe rot", False),  # a slip of the first letter is not read
         ("Mach das Lichtt blau", True),
+        # "lite", as people spell it ("cna you put the lite on pleas": blind prompts)
+        ("cna you put the lite on pleas", True),
+        ("turn the lites blue", True),
+        ("is the satellite up?", False),
         # words of their own
         ("make it a bit lighter", False),
         ("that stripe is ugly", False),
