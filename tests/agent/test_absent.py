@@ -18,6 +18,14 @@ INSTALLED = ["the LED strip (lights, lamp, colors, brightness)", "the camera ser
         ("enciende el ventilador, por favor", "ventilador"),
         ("put the coffee machine on", "coffee machine"),
         ("also the garage door is stuck halfway, close it would you", "garage"),
+        # more of the house in more languages: each asked for in blind prompts
+        ("Kannst du den Luftbefeuchter anschalten?", "luftbefeuchter"),
+        ("Otwórz okno w salonie", "okno"),
+        ("Desliga a televisão da sala", "televisao"),
+        ("Kun je de gordijnen dichtdoen?", "gordijnen"),
+        ("obrigado! liga o ar condicionado da sala", "ar condicionado"),
+        ("Sæt højttaler på", "højttaler"),
+        ("Włącz czajnik", "czajnik"),
     ],
 )
 def test_a_household_device_no_tool_drives_is_named(request_: str, device: str) -> None:
@@ -31,6 +39,7 @@ def test_a_household_device_no_tool_drives_is_named(request_: str, device: str) 
         "I'm a bit blind in here, brighter please",  # no device: "blind" is not "blinds"
         "turn the lights to four",  # French "four" (oven) is not on the list
         "what's the weather tomorrow?",
+        "porta la luce al 50%",  # Italian "porta" (bring), not the door: not listed
     ],
 )
 def test_a_request_without_such_a_device_names_none(request_: str) -> None:
