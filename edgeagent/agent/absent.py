@@ -72,6 +72,13 @@ DEVICES = (
     "høyttaler"
 )
 _WORDS = frozenset(fold(DEVICES).split())
+# Japanese, Chinese and Korean, read inside longer words (no space separates them);
+# never one letter alone (门 is also in 部门, a department).
+_CJK = (
+    "エアコン", "テレビ", "扇風機", "冷蔵庫", "電子レンジ", "カーテン", "ドア", "空调", "电视",
+    "风扇", "冰箱", "微波炉", "窗帘", "车库", "에어컨", "텔레비전", "선풍기", "냉장고",
+    "전자레인지", "커튼", "창문",
+)  # fmt: skip
 _PAIRS = (
     "coffee machine", "coffee maker", "washing machine", "air con", "air conditioning",
     "lave vaisselle", "seche linge", "aire acondicionado", "ar condicionado",
@@ -101,7 +108,8 @@ def names_absent(request: str, *, installed: Iterable[str]) -> str | None:
         if word in _WORDS and word not in present:
             return word
     text = f" {' '.join(words)} "
-    return next((pair for pair in _PAIRS if f" {pair} " in text), None)
+    pair = next((pair for pair in _PAIRS if f" {pair} " in text), None)
+    return pair or next((word for word in _CJK if word in request), None)
 
 
 def absent_for(tool: Tool, prompt: str, *, installed: Iterable[Tool]) -> str | None:

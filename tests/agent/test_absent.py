@@ -26,6 +26,9 @@ INSTALLED = ["the LED strip (lights, lamp, colors, brightness)", "the camera ser
         ("obrigado! liga o ar condicionado da sala", "ar condicionado"),
         ("Sæt højttaler på", "højttaler"),
         ("Włącz czajnik", "czajnik"),
+        ("エアコンをつけて。", "エアコン"),
+        ("把空调打开", "空调"),
+        ("선풍기 좀 켜줘", "선풍기"),
     ],
 )
 def test_a_household_device_no_tool_drives_is_named(request_: str, device: str) -> None:
@@ -40,6 +43,8 @@ def test_a_household_device_no_tool_drives_is_named(request_: str, device: str) 
         "turn the lights to four",  # French "four" (oven) is not on the list
         "what's the weather tomorrow?",
         "porta la luce al 50%",  # Italian "porta" (bring), not the door: not listed
+        "把灯调成蓝色",
+        "部门的灯",  # 门 (a door) alone is never read: here it is in 部门, a department
     ],
 )
 def test_a_request_without_such_a_device_names_none(request_: str) -> None:
