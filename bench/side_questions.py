@@ -152,6 +152,9 @@ LED_CORRECTIONS = [
     ("make it violet", "scratch that, indigo"),
     ("strip to orange", "coral instead"),
     ("Licht auf rot", "nein, lieber orange"),
+    # the turn before was about something else
+    ("what's 12 times 12", "actually, back to the old colour please"),
+    ("is it raining in Leeds", "no wait, set the strip to warm white"),
 ]
 SERVO_CORRECTIONS = [
     ("point the camera at 40", "no, 20"),

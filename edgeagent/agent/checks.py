@@ -146,9 +146,11 @@ class SideChecks:
             answer = await self.ask(target_question(prompt, topic), session=session)
             log.info("target check: %r for %s -> %r", prompt[:60], tool.name, answer)
             both = f"{earlier[0]} {prompt}"
-            # A correction the topic question takes alone is asked the capability
-            # question with the request it corrects: "nah, crimson" after "rgb time,
-            # make it red", alone, the strip "could not do" (blind prompts).
+            # A correction the topic question takes alone, refused by the capability
+            # question alone, is asked it again with the request it corrects: "nah,
+            # crimson" after "rgb time, make it red", alone, the strip "could not do";
+            # and asked only with the turn before, "actually go back to the previous
+            # colour" after a square root was refused (blind prompts).
             corrected = acts and answer == "yes" and earlier[0] and honesty.corrects(prompt)
             if answer == "no" and earlier[0] and self._continues(call, prompt, earlier):
                 answer = await self.ask(target_question(both, topic), session=session)
@@ -156,9 +158,11 @@ class SideChecks:
             asked_more = answer == "yes" and bool(tool.title) and bool(acts or strict or changes)
             if asked_more:
                 question = capability_question if acts else reader_question
-                asked = both if corrected else prompt
-                answer = await self.ask(question(asked, tool.title), session=session)
+                answer = await self.ask(question(prompt, tool.title), session=session)
                 log.info("capability check: %r for %s -> %r", prompt[:60], tool.name, answer)
+                if answer == "no" and corrected:
+                    answer = await self.ask(question(both, tool.title), session=session)
+                    log.info("capability check with the turn before: %r -> %r", both[:90], answer)
             if answer != "no":
                 continue
             off_topic = not asked_more  # the topic question's own "no"

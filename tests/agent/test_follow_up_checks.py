@@ -1,7 +1,7 @@
 """The checks before a call, in a conversation: a follow-up that says "it" or "them"
 is asked about with the turn before; the capability question stays the request's own,
-but a correction the topic question takes alone ("nah, crimson") is asked it with the
-request it corrects."""
+but a correction the topic question takes alone ("nah, crimson") is asked it again with
+the request it corrects when it says no alone."""
 
 from __future__ import annotations
 
@@ -134,13 +134,30 @@ def test_refers_back() -> None:
 
 def test_a_correction_is_asked_about_with_the_request_it_corrects() -> None:
     # "nah, crimson" after "rgb time, make it red": alone, the model said the LED strip
-    # could not do it (blind prompts). The capability question sees the turn before.
+    # could not do it (blind prompts). The capability question is asked again with the
+    # turn before.
     both = "point the camera left no wait, centre"
     agent, camera = camera_agent(
         [
             (f"^{topic('no wait, centre')}", "yes"),
             (f'^Device: .*\nRequest: "{both}"', "yes"),
             (r'^Device: .*\nRequest: "no wait, centre"', "no"),
+        ]
+    )
+    said = answers(agent, "point the camera left", "no wait, centre")
+    assert camera.moves == [{"angle": -30}, {"angle": 0}]
+    assert said[1] == "The camera is at 0°."
+
+
+def test_a_correction_the_capability_question_takes_alone_runs() -> None:
+    # "actually go back to the previous colour" after a square root: asked with that
+    # turn before it, the model said no (blind prompts); alone it said yes.
+    both = "point the camera left no wait, centre"
+    agent, camera = camera_agent(
+        [
+            (f"^{topic('no wait, centre')}", "yes"),
+            (r'^Device: .*\nRequest: "no wait, centre"', "yes"),
+            (f'^Device: .*\nRequest: "{both}"', "no"),
         ]
     )
     said = answers(agent, "point the camera left", "no wait, centre")
