@@ -189,7 +189,7 @@ class Agent:
         messages.append({"role": "user", "content": as_read(prompt)})
         records: list[dict[str, Any]] = []
         failures: dict[str, str] = {}  # signature -> error, for the repeat guard
-        mend = False  # the last step's read calls all failed, and one may be mended
+        mend: frozenset[str] = frozenset()  # the tools of the last step's failed reads
         mended = False
         read_first: str | None = None  # a read step's answer, while the request then acts
         for step in range(1, self.max_steps + 1):
@@ -257,7 +257,7 @@ class Agent:
                 # Its read failed, and it answered instead of calling again (.mend).
                 mended = True
                 reviewed = await mend_read(
-                    looking, (raw, parsed), grammar=call_grammar, failures=failures
+                    looking, (raw, parsed), grammar=call_grammar, failures=failures, tools=mend
                 )
                 if isinstance(reviewed, ErrorEvent):
                     yield reviewed

@@ -181,3 +181,16 @@ def test_a_mending_call_with_a_place_nobody_named_is_not_run() -> None:
     answer = final(turn(script, files, "weather in Atlantis?"))
     assert files.read == ["Atlantis"]
     assert answer.text == "I could not find Atlantis."
+
+
+def test_a_mending_call_of_another_tool_is_not_run() -> None:
+    # "How far away is the moon from earth, roughly?" came as math "384400" (a number
+    # alone), the model then answered it right, and the mend ran df (blind prompts).
+    files = Files()
+    script = Script(
+        free=[fence("cat", file="moon.txt"), "About 384,400 km."],
+        forced=[fence("servo_state")],
+    )
+    answer = final(turn(script, files, "How far away is the moon, roughly?"))
+    assert files.read == ["moon.txt"]  # servo_state never ran
+    assert answer.text == "About 384,400 km."
