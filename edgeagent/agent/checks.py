@@ -291,10 +291,27 @@ class SideChecks:
         "che tempo fa a Bologna sabato?" -> ``day: "saturday"``."""
         for call in calls:
             unheard = self._unheard(call, said=said, request=request)
-            for value in _leaves(call.arguments):
-                if unheard(value):
-                    return str(value)
+            guesses = [v for v in _leaves(call.arguments) if unheard(v)]
+            if guesses and not self._read_as_said(call, request, unheard):
+                return str(guesses[0])
         return None
+
+    def _read_as_said(
+        self, call: ToolCall, request: str, unheard: Callable[[object], bool]
+    ) -> bool:
+        """Whether ``call``'s tool reads it again from ``request`` (its ``reread``) into
+        values all said: "Kannst du die Kamera ganz nach links drehen?", refused, came
+        on a second look as ``left: 15``, which the servo reads as the angle -90, and
+        was refused as a guess (blind prompts)."""
+        tool = self.registry.get(call.name) if request and call.name in self.registry else None
+        if tool is None or tool.reread is None or not isinstance(call.arguments, dict):
+            return False
+        try:
+            again = tool.reread(dict(call.arguments), request)
+        except Exception:
+            log.exception("%s: its reread failed", call.name)
+            return False
+        return bool(again) and not any(unheard(v) for v in _leaves(again))
 
     def said_only(
         self, calls: Sequence[ToolCall], *, said: str, request: str = ""

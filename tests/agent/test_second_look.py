@@ -941,6 +941,9 @@ def test_a_change_the_reader_question_lets_through_runs_the_read() -> None:
 def test_a_value_the_tool_reads_from_the_request_itself_is_said() -> None:
     # "che tempo fa a Bologna sabato?", refused, came on a second look as day
     # "saturday": the user said "sabato", which the weather's reread reads as saturday.
+    # "Kannst du die Kamera ganz nach links drehen?" came as left 15, which the servo
+    # reads as -90, and was refused as a guess (blind prompts): a call is judged as its
+    # tool reads it again.
     def day_said(arguments: dict[str, Any], request: str) -> dict[str, Any] | None:
         return {**arguments, "day": "saturday"} if "sabato" in request else None
 
@@ -957,8 +960,14 @@ def test_a_value_the_tool_reads_from_the_request_itself_is_said() -> None:
     prompt = "che tempo fa a Bologna sabato?"
     assert checks.unsaid([call], said=prompt) == "saturday"
     assert checks.unsaid([call], said=prompt, request=prompt) is None
+    # A day the model got wrong is read again as the one said: what runs was said.
     monday = ToolCall("weather", {"location": "Bologna", "day": "monday"})
-    assert checks.unsaid([monday], said=prompt, request=prompt) == "monday"
+    assert checks.unsaid([monday], said=prompt, request=prompt) is None
+    # Where the tool reads nothing from the request, a value nobody said is a guess.
+    elsewhere = "che tempo fa a Bologna?"
+    assert checks.unsaid([monday], said=elsewhere, request=elsewhere) == "monday"
+    oslo = ToolCall("weather", {"location": "Oslo", "day": "saturday"})
+    assert checks.unsaid([oslo], said=prompt, request=prompt) == "Oslo"  # read, still unsaid
 
 
 def test_without_the_side_questions_a_turn_has_no_grammar_for_a_look() -> None:
