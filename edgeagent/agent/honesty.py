@@ -155,6 +155,9 @@ _JOINS = re.compile(
 )
 # A tool's reply written by the model itself.
 _FAKE_RESULT = re.compile(r"</?tool_response>|\"(?:ok|result)\"\s*:", re.IGNORECASE)
+# A sum worked out in the answer: numbers, an operator, "=", a number ("how many seconds
+# are there in a week?" answered "7 * 24 * 60 * 60 = 1689600", no call; blind prompts).
+_CALCULATION = re.compile(r"\d[\d.,]*\s*(?:\*\*|[-+*/×÷^x])\s*[\d(][\d.,\s*/×÷^x+()-]*=\s*-?\d")
 # A measured value stated as fact: weather, temperatures, disk and memory figures; the
 # weather in the languages the model answers in ("서울, 한국의 오늘 날씨는 빛나는 눈입니다.",
 # no call; blind prompts); and a date as the weather tool writes
@@ -282,6 +285,11 @@ def continues(request: str) -> bool:
 def fakes_result(text: str) -> bool:
     """True when ``text`` holds a tool result the model wrote itself."""
     return bool(_FAKE_RESULT.search(text))
+
+
+def writes_calculation(text: str) -> bool:
+    """True when ``text`` works a sum out itself: "7 * 24 * 60 * 60 = 1689600"."""
+    return bool(_CALCULATION.search(text))
 
 
 def reports_measurement(text: str) -> bool:

@@ -13,6 +13,7 @@ import logging
 from collections.abc import Collection, Mapping, Sequence
 from typing import Any
 
+from edgeagent.agent import honesty
 from edgeagent.agent.answer import acted, failed_to_act
 from edgeagent.agent.checks import SideChecks
 from edgeagent.agent.events import ErrorEvent
@@ -36,12 +37,17 @@ async def answered_itself(
     earlier: str,
 ) -> Output | ErrorEvent:
     """A step that wrote a tool's answer, or a value only a tool can know, itself
-    (:meth:`~edgeagent.agent.checks.SideChecks.needs_a_call`) asked again under
-    ``grammar``, which allows only a valid call of a read tool; else ``output``."""
+    (:meth:`~edgeagent.agent.checks.SideChecks.needs_a_call`), or worked a sum out
+    itself in a turn where no call succeeded (:func:`.honesty.writes_calculation`),
+    asked again under ``grammar``, which allows only a valid call of a read tool; else
+    ``output``."""
     raw, parsed = output
     registry = turn.executor.registry
     if parsed.calls or acted(records) or failed_to_act(records, registry):
         return output
+    if not any(r.get("ok") for r in records) and honesty.writes_calculation(parsed.text):
+        log.info("model worked a sum out itself; retrying with a call")
+        return await turn.look(grammar)
     if not await turn.checks.needs_a_call(
         turn.prompt, raw, parsed.text, shown=shown, session=turn.session, earlier=earlier
     ):

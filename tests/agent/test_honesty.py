@@ -508,6 +508,45 @@ def test_a_computed_number_from_memory_is_replaced_by_a_forced_call() -> None:
     assert [bool(r.aside) for r in model.requests] == [False, True, False]
 
 
+def test_a_sum_worked_out_from_memory_for_a_request_without_numbers_is_a_forced_call() -> None:
+    # "how many seconds are there in a week?" was answered "7 * 24 * 60 * 60 = 1689600"
+    # with no call (blind prompts): the request has no number, so no side question
+    # asks; the sum written out is enough, and asks nothing of the model.
+    calculator = Calculator()
+    model = GrammarAwareModel(
+        said="There are 7 * 24 * 60 * 60 = 1689600 seconds in a week.",
+        forced=fence("math", expression="7*24*60*60"),
+    )
+    agent = Agent(
+        llm=model,  # type: ignore[arg-type]
+        executor=ToolExecutor(ToolRegistry(tools_from(calculator, plugin="test"))),
+        call_format=get_call_format("fence"),
+        system_prompt="sys",
+        call_grammar="root ::= call",
+    )
+    answer = final(run_turn(agent, "how many seconds are there in a week?"))
+    assert calculator.asked == ["7*24*60*60"]
+    assert answer.text == "7*24*60*60 = 391"
+    assert not any(r.aside for r in model.requests)
+
+
+@pytest.mark.parametrize(
+    ("text", "works"),
+    [
+        ("So, there are 7 * 24 * 60 * 60 = 1689600 seconds.", True),
+        ("12.5 * 8 = 100", True),
+        ("(2+3) * 4 = 20", True),
+        ("1/2 = 0.5", True),
+        ("It is 2026-11-28 today.", False),
+        ("Solve 3x + 2 = 11 for x.", False),  # algebra, not a sum
+        ("The strip is at 50% brightness.", False),
+        ("A 16:9 screen.", False),
+    ],
+)
+def test_writes_calculation(text: str, works: bool) -> None:
+    assert honesty.writes_calculation(text) is works
+
+
 class DailyForecast:
     def __init__(self) -> None:
         self.asked: list[tuple[str, str]] = []
