@@ -20,7 +20,7 @@ from __future__ import annotations
 import asyncio
 import sys
 import time
-from collections.abc import Awaitable, Callable
+from collections.abc import Awaitable, Callable, Sequence
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -180,20 +180,14 @@ ABSENT_CORRECTIONS = [
 
 async def corrections(checks: SideChecks) -> None:
     """The table for corrections: the checks as shipped (``--corrections``)."""
-    ran_for = shipped_off_target(checks)
-    cells, wrong = [], []
-    for group in (
-        [(LED, e, r, True) for e, r in LED_CORRECTIONS],
-        [(SERVO, e, r, True) for e, r in SERVO_CORRECTIONS],
-        [(d, e, r, False) for d, e, r in ABSENT_CORRECTIONS],
-    ):
-        right = 0
-        for device, earlier, request, want in group:
-            ran = await ran_for(earlier, request, device)
-            right += ran == want
-            if ran != want:
-                wrong.append(request if ran else f"(refused) {request}")
-        cells.append(f"{right}/{len(group)}")
+    cells, wrong = await _scored(
+        shipped_off_target(checks),
+        (
+            [(LED, e, r, True) for e, r in LED_CORRECTIONS],
+            [(SERVO, e, r, True) for e, r in SERVO_CORRECTIONS],
+            [(d, e, r, False) for d, e, r in ABSENT_CORRECTIONS],
+        ),
+    )
     print()
     print("| LED corrections run | servo corrections run | absent refused | wrong |")
     print("|---:|---:|---:|---|")
@@ -241,16 +235,29 @@ async def follow_ups(checks: SideChecks) -> None:
         "with the earlier request before it)"
     ] = shipped
     for label, ran_for in rows.items():
-        cells, wrong = [], []
-        for group in cases:
-            right = 0
-            for device, earlier, request, want in group:
-                ran = await ran_for(earlier, request, device)
-                right += ran == want
-                if ran != want:
-                    wrong.append(request if ran else f"(refused) {request}")
-            cells.append(f"{right}/{len(group)}")
+        cells, wrong = await _scored(ran_for, cases)
         print(f"| {label} | {' | '.join(cells)} | {', '.join(wrong)} |", flush=True)
+
+
+Case = tuple[str, str, str, bool]
+"""A device title, the earlier request, the request, and whether the call should run."""
+
+
+async def _scored(
+    ran_for: Callable[[str, str, str], Awaitable[bool]], groups: Sequence[Sequence[Case]]
+) -> tuple[list[str], list[str]]:
+    """Per group, "right/total" of ``ran_for`` against each case's wish, and the
+    requests it got wrong ("(refused)" before one that should have run)."""
+    cells, wrong = [], []
+    for group in groups:
+        right = 0
+        for device, earlier, request, want in group:
+            ran = await ran_for(earlier, request, device)
+            right += ran == want
+            if ran != want:
+                wrong.append(request if ran else f"(refused) {request}")
+        cells.append(f"{right}/{len(group)}")
+    return cells, wrong
 
 
 def _asking(
