@@ -151,7 +151,7 @@ class SideChecks:
             # crimson" after "rgb time, make it red", alone, the strip "could not do";
             # and asked only with the turn before, "actually go back to the previous
             # colour" after a square root was refused (blind prompts).
-            corrected = acts and answer == "yes" and earlier[0] and honesty.corrects(prompt)
+            corrected = bool(acts and answer == "yes" and earlier[0] and honesty.corrects(prompt))
             if answer == "no" and earlier[0] and self._continues(call, prompt, earlier):
                 answer = await self.ask(target_question(both, topic), session=session)
                 log.info("target check with the turn before: %r -> %r", both[:90], answer)

@@ -108,14 +108,6 @@ class StepRunner:
                 messages.extend([*done, {"role": "assistant", "content": answer}])
                 yield FinalAnswer(answer, tool_calls=records, steps=step)
                 return
-            if key in failures and not any(r.get("ok") for r in records):
-                # "what's the melting point of solder?" came as math("180") twice:
-                # nothing of the turn worked, so the answer is that failure, said.
-                answer = did_not_work({"error": failures[key]})
-                log.info("the model repeated the failing call %s", describe_call(call))
-                messages.extend([*done, {"role": "assistant", "content": answer}])
-                yield FinalAnswer(answer, tool_calls=records, steps=step)
-                return
             if key in failures:
                 reason = (
                     f"The model repeated the failing call {describe_call(call)}, which "
@@ -124,6 +116,14 @@ class StepRunner:
                 done.append(
                     {"role": "tool", "content": self.tool_content(ToolResult.failure(reason))}
                 )
+                if not any(r.get("ok") for r in records):
+                    # "what's the melting point of solder?" came as math("180") twice:
+                    # nothing of the turn worked, so the answer is that failure, said.
+                    answer = did_not_work({"error": failures[key]})
+                    log.info("the model repeated the failing call %s", describe_call(call))
+                    messages.extend([*done, {"role": "assistant", "content": answer}])
+                    yield FinalAnswer(answer, tool_calls=records, steps=step)
+                    return
                 messages.extend(done)
                 yield ErrorEvent(f"{reason}; stopping this turn")
                 return

@@ -165,10 +165,15 @@ def test_repeating_a_failing_call_answers_with_its_failure() -> None:
     # "what's the melting point of solder?" came as math("180") twice and ended the turn
     # in an error (blind prompts): nothing of the turn worked, and the answer says why.
     agent, engine, lamp = make_agent([(".", call("set_led", color="red", brightness=150))])
-    events = run_turn(agent, "red at 150")
+    conversation = agent.new_conversation("s1")
+    events = run_turn(agent, "red at 150", conversation)
     answer = events[-1]
     assert isinstance(answer, FinalAnswer)
     assert answer.text.startswith("Sorry, that did not work: ")
+    # The history never holds a call without its result: the repeat's is its refusal.
+    roles = [m["role"] for m in conversation.messages[-3:]]
+    assert roles == ["assistant", "tool", "assistant"]
+    assert "Not running it again" in conversation.messages[-2]["content"]
     assert "brightness must be 0-100" in answer.text
     assert [r["ok"] for r in answer.tool_calls] == [False]
     assert len([e for e in events if isinstance(e, ToolCallEvent)]) == 1
