@@ -490,18 +490,21 @@ class GrammarAwareModel(StubLLM):
             yield self.said
 
 
-def test_a_computed_number_from_memory_is_replaced_by_a_forced_call() -> None:
-    calculator = Calculator()
-    model = GrammarAwareModel(said="17 times 23 is 391.", forced=fence("math", expression="17*23"))
-    tools = tools_from(calculator, plugin="test")
-    call_format = get_call_format("fence")
-    agent = Agent(
+def forcing_agent(model: GrammarAwareModel, tools: object) -> Agent:
+    """An agent on ``model`` with the tools of ``tools`` and a grammar for forced calls."""
+    return Agent(
         llm=model,  # type: ignore[arg-type]
-        executor=ToolExecutor(ToolRegistry(tools)),
-        call_format=call_format,
+        executor=ToolExecutor(ToolRegistry(tools_from(tools, plugin="test"))),
+        call_format=get_call_format("fence"),
         system_prompt="sys",
         call_grammar="root ::= call",
     )
+
+
+def test_a_computed_number_from_memory_is_replaced_by_a_forced_call() -> None:
+    calculator = Calculator()
+    model = GrammarAwareModel(said="17 times 23 is 391.", forced=fence("math", expression="17*23"))
+    agent = forcing_agent(model, calculator)
     answer = final(run_turn(agent, "what's 17 times 23?"))
     assert calculator.asked == ["17*23"]
     assert answer.text == "17*23 = 391"
@@ -517,13 +520,7 @@ def test_a_sum_worked_out_from_memory_for_a_request_without_numbers_is_a_forced_
         said="There are 7 * 24 * 60 * 60 = 1689600 seconds in a week.",
         forced=fence("math", expression="7*24*60*60"),
     )
-    agent = Agent(
-        llm=model,  # type: ignore[arg-type]
-        executor=ToolExecutor(ToolRegistry(tools_from(calculator, plugin="test"))),
-        call_format=get_call_format("fence"),
-        system_prompt="sys",
-        call_grammar="root ::= call",
-    )
+    agent = forcing_agent(model, calculator)
     answer = final(run_turn(agent, "how many seconds are there in a week?"))
     assert calculator.asked == ["7*24*60*60"]
     assert answer.text == "7*24*60*60 = 391"
@@ -571,13 +568,7 @@ def test_a_forecast_told_from_memory_in_another_language_is_a_forced_call(said: 
     model = GrammarAwareModel(
         said=said, forced=fence("weather", location="Tampere", day="tomorrow")
     )
-    agent = Agent(
-        llm=model,  # type: ignore[arg-type]
-        executor=ToolExecutor(ToolRegistry(tools_from(forecast, plugin="test"))),
-        call_format=get_call_format("fence"),
-        system_prompt="sys",
-        call_grammar="root ::= call",
-    )
+    agent = forcing_agent(model, forecast)
     answer = final(run_turn(agent, "Millainen sää on huomenna Tampereella?"))
     assert forecast.asked == [("Tampere", "tomorrow")]
     assert answer.text == "Tampere: tomorrow, light rain."
