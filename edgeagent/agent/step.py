@@ -72,10 +72,8 @@ class StepRunner:
         the per-reply ``limit`` ``skipped``), yielding a call and a result event per call;
         each result joins ``results`` and, as a record, ``records``; a failure's error
         joins ``failures`` by the call's :func:`signature`; the step's messages join
-        ``messages`` at its end. A repeat of a call in ``failures`` ends the turn: the
-        last event is a :class:`FinalAnswer` (for a tool the model made up, a plain
-        refusal; when no call of the turn succeeded, the failure) or else an
-        :class:`ErrorEvent`."""
+        ``messages`` at its end. A repeat of a call in ``failures`` ends the turn
+        (:meth:`_repeated`)."""
         done: list[Message] = [
             {"role": "assistant", "content": self.call_format.render_call(list(calls))}
             if calls
@@ -97,35 +95,8 @@ class StepRunner:
             )
         for call in calls:
             key = signature(call)
-            if key in failures and self._made_up(call, records):
-                # "please shut the computer down" came as shutdown({}) twice: a tool
-                # that is not there, asked for again, is a plain refusal, not an error.
-                answer = (
-                    f"I can't do that here: none of my tools can do that (there is no "
-                    f"{call.name!r} tool)."
-                )
-                log.info("the model repeated a call of the unknown tool %r", call.name)
-                messages.extend([*done, {"role": "assistant", "content": answer}])
-                yield FinalAnswer(answer, tool_calls=records, steps=step)
-                return
             if key in failures:
-                reason = (
-                    f"The model repeated the failing call {describe_call(call)}, which "
-                    f"already failed with: {failures[key]}. Not running it again"
-                )
-                done.append(
-                    {"role": "tool", "content": self.tool_content(ToolResult.failure(reason))}
-                )
-                if not any(r.get("ok") for r in records):
-                    # "what's the melting point of solder?" came as math("180") twice:
-                    # nothing of the turn worked, so the answer is that failure, said.
-                    answer = did_not_work({"error": failures[key]})
-                    log.info("the model repeated the failing call %s", describe_call(call))
-                    messages.extend([*done, {"role": "assistant", "content": answer}])
-                    yield FinalAnswer(answer, tool_calls=records, steps=step)
-                    return
-                messages.extend(done)
-                yield ErrorEvent(f"{reason}; stopping this turn")
+                yield self._repeated(call, failures[key], done, messages, records, step)
                 return
             yield ToolCallEvent(call.name, call.arguments, step)
             with meter.tool():
@@ -148,9 +119,37 @@ class StepRunner:
             done.append({"role": "tool", "content": self.tool_content(capped)})
         messages.extend(done)
 
-    def _made_up(self, call: ToolCall, records: Sequence[dict[str, Any]]) -> bool:
-        """Whether ``call`` names no tool here (nor a command a tool runs) and no call
-        of the turn has succeeded: a tool the model made up."""
+    def _repeated(
+        self,
+        call: ToolCall,
+        error: str,
+        done: list[Message],
+        messages: list[Message],
+        records: list[dict[str, Any]],
+        step: int,
+    ) -> FinalAnswer | ErrorEvent:
+        """The end of a turn whose model repeated ``call``, which failed with ``error``:
+        its refusal joins the step's messages (``done``, then ``messages``: the history
+        never holds a call without a result). When nothing of the turn worked, the
+        answer is a plain refusal for a tool the model made up ("please shut the
+        computer down" as shutdown({}) twice) or the failure, said ("what's the
+        melting point of solder?" as math("180") twice); else an error."""
+        reason = (
+            f"The model repeated the failing call {describe_call(call)}, which "
+            f"already failed with: {error}. Not running it again"
+        )
+        done.append({"role": "tool", "content": self.tool_content(ToolResult.failure(reason))})
         if any(r.get("ok") for r in records):
-            return False
-        return self.executor.resolve(call).name not in self.executor.registry
+            messages.extend(done)
+            return ErrorEvent(f"{reason}; stopping this turn")
+        if self.executor.resolve(call).name not in self.executor.registry:
+            log.info("the model repeated a call of the unknown tool %r", call.name)
+            answer = (
+                f"I can't do that here: none of my tools can do that (there is no "
+                f"{call.name!r} tool)."
+            )
+        else:
+            log.info("the model repeated the failing call %s", describe_call(call))
+            answer = did_not_work({"error": error})
+        messages.extend([*done, {"role": "assistant", "content": answer}])
+        return FinalAnswer(answer, tool_calls=records, steps=step)

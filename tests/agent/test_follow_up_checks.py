@@ -132,32 +132,26 @@ def test_refers_back() -> None:
     assert not honesty.refers_back("italy")  # a word that holds "it"
 
 
-def test_a_correction_is_asked_about_with_the_request_it_corrects() -> None:
-    # "nah, crimson" after "rgb time, make it red": alone, the model said the LED strip
-    # could not do it (blind prompts). The capability question is asked again with the
-    # turn before.
+@pytest.mark.parametrize(
+    ("alone", "with_the_turn_before"),
+    [
+        # "nah, crimson" after "rgb time, make it red": alone, the model said the LED
+        # strip could not do it (blind prompts); asked again with the turn before.
+        ("no", "yes"),
+        # "actually go back to the previous colour" after a square root: asked with
+        # that turn before it, the model said no (blind prompts); alone it said yes.
+        ("yes", "no"),
+    ],
+)
+def test_a_correction_runs_when_the_capability_question_says_yes_either_way(
+    alone: str, with_the_turn_before: str
+) -> None:
     both = "point the camera left no wait, centre"
     agent, camera = camera_agent(
         [
             (f"^{topic('no wait, centre')}", "yes"),
-            (f'^Device: .*\nRequest: "{both}"', "yes"),
-            (r'^Device: .*\nRequest: "no wait, centre"', "no"),
-        ]
-    )
-    said = answers(agent, "point the camera left", "no wait, centre")
-    assert camera.moves == [{"angle": -30}, {"angle": 0}]
-    assert said[1] == "The camera is at 0°."
-
-
-def test_a_correction_the_capability_question_takes_alone_runs() -> None:
-    # "actually go back to the previous colour" after a square root: asked with that
-    # turn before it, the model said no (blind prompts); alone it said yes.
-    both = "point the camera left no wait, centre"
-    agent, camera = camera_agent(
-        [
-            (f"^{topic('no wait, centre')}", "yes"),
-            (r'^Device: .*\nRequest: "no wait, centre"', "yes"),
-            (f'^Device: .*\nRequest: "{both}"', "no"),
+            (f'^Device: .*\nRequest: "{both}"', with_the_turn_before),
+            (r'^Device: .*\nRequest: "no wait, centre"', alone),
         ]
     )
     said = answers(agent, "point the camera left", "no wait, centre")
