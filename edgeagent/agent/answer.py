@@ -67,6 +67,7 @@ def text_answer(
     raw: str,
     records: list[dict[str, Any]],
     examples: Sequence[Message],
+    registry: ToolRegistry,
 ) -> str:
     """The answer from the model's own text (checked), into the history."""
     text = text.strip()
@@ -77,6 +78,7 @@ def text_answer(
         records=records,
         instructions=conversation.system_prompt,
         examples=examples,
+        missing=[r["name"] for r in records if r["name"] not in registry],
     )
     if answer != text and not acted(records):
         # A turn that did nothing and was answered by a fixed sentence leaves no

@@ -374,6 +374,7 @@ def checked_answer(
     records: Sequence[Mapping[str, Any]],
     instructions: str,
     examples: Sequence[Message],
+    missing: Sequence[str] = (),
 ) -> str:
     """The model's own answer ``text`` (``raw``: as generated), unless it says what no
     tool result of the turn (``records``) backs.
@@ -383,7 +384,9 @@ def checked_answer(
       that nothing was changed. After failed calls, a state told from memory ("the
       servo is already at 0°") is the failure too.
     * The text repeats the instructions, the prompt (or asks it back: :func:`asks_back`)
-      or a primer answer (``examples``): a plain "didn't understand".
+      or a primer answer (``examples``): a plain "didn't understand", or, when every
+      call of the turn named a tool that does not exist (``missing``: the names), that
+      there is no such tool and nothing was done.
     """
     unfounded = claims_change(text) or fakes_result(raw)
     failed = [r for r in records if not r.get("ok")]
@@ -398,8 +401,25 @@ def checked_answer(
         or asks_back(text, prompt)
         or copies_example(text, prompt=prompt, examples=examples)
     ):
+        if records and all(r["name"] in missing for r in records):
+            return no_such_tool(str(records[0]["name"]))
         return "Sorry, I did not understand that. Could you say it another way?"
     return text
+
+
+_TOOL_NAME = re.compile(r"[a-z][a-z0-9_.-]{0,39}")
+
+
+def no_such_tool(name: str) -> str:
+    """The answer for a turn whose calls all named a tool that does not exist.
+
+    Measured in blind sets: "set me a reminder" came as a ``reminder`` call, "how long
+    is the extended cut of ..." as ``movie``; the model then copied a primer answer
+    and the turn said only "did not understand", where the user needs to hear that
+    there is no such tool and that nothing was done. A name that is no plain lower-case
+    word (a placeholder such as ``TOOL``) is not repeated."""
+    named = f' "{name}"' if _TOOL_NAME.fullmatch(name) else " such"
+    return f"Sorry, I have no{named} tool, so I did not do that."
 
 
 # --- the side questions the checks ask the model alone ---------------------------

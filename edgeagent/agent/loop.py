@@ -498,7 +498,13 @@ class Agent:
     ) -> str:
         """The turn's answer from the model's own text, checked, into the history."""
         return text_answer(
-            conversation, text, prompt=prompt, raw=raw, records=records, examples=self.primer
+            conversation,
+            text,
+            prompt=prompt,
+            raw=raw,
+            records=records,
+            examples=self.primer,
+            registry=self.executor.registry,
         )
 
     def _tool_content(self, result: ToolResult) -> str:

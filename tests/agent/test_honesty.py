@@ -166,6 +166,20 @@ def test_a_placeholder_call_is_never_run_and_never_the_answer() -> None:
     assert "TOOL" not in final(events).text
 
 
+@pytest.mark.parametrize(
+    ("name", "told"),
+    [
+        ("reminder", 'Sorry, I have no "reminder" tool, so I did not do that.'),
+        ("Remind Me!", "Sorry, I have no such tool, so I did not do that."),
+    ],
+)
+def test_a_made_up_tool_then_no_answer_says_there_is_no_such_tool(name: str, told: str) -> None:
+    prompt = "set me a reminder to grab snacks"
+    agent, _, strip = make([(r"Unknown tool", prompt), (r"(?i)reminder", fence(name, at="9"))])
+    answer = final(run_turn(agent, prompt)).text
+    assert answer == told and strip.commands == []
+
+
 def test_an_answer_that_repeats_the_instructions_is_replaced() -> None:
     agent, _, _ = make([(r"(?i)how", "To use a tool, reply with only the call, like this:")])
     answer = final(run_turn(agent, "how do I use you?")).text
