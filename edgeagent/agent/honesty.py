@@ -84,9 +84,12 @@ _STATE_ELSEWHERE = re.compile(
 # A refusal: "I can't do that here", "I'm sorry, but…", "none of my tools can…"; and
 # in the languages the model answers in ("Je ne peux pas vous aider avec cela." for
 # "Quels processus tournent en ce moment ?": no second look, no call; blind prompts).
+# An apology is none: "I'm sorry if I caused any confusion." for "ha, that's on me
+# then" got a second look, and the side questions let a forced LED call run (fresh30).
 _REFUSAL = re.compile(
     r"\bI(?:'m|\s+am)?\s+(?:can't|cannot|can\s+not|unable|not\s+able|sorry|afraid)\b"
-    r"|\bI\s+can't\b|\bnone\s+of\s+my\s+(?:tools|devices)\b|^\s*sorry\b"
+    r"(?<!sorry(?=\s+(?:if|to\s+hear|for|about)\b))"
+    r"|\bI\s+can't\b|\bnone\s+of\s+my\s+(?:tools|devices)\b|^\s*sorry\b(?!\s+(?:if|to\s+hear)\b)"
     r"|\bje\s+ne\s+(?:peux|suis\s+pas\s+en\s+mesure)\b|^\W*d[ée]sol[ée]e?\b"
     r"|\bich\s+kann\s+(?:das\s+|dies\s+|leider\s+)*nicht\b|\bkann\s+ich\s+(?:leider\s+)?nicht\b"
     r"|\bes\s+tut\s+mir\s+leid\b|\bno\s+puedo\b|^\W*lo\s+siento\b|\bnon\s+posso\b"

@@ -803,6 +803,9 @@ def test_refuses_a_change(text: str, change: bool) -> None:
         "Ja, Schlangen können Farben sehen.",
         "La capital de Perú es Lima.",
         "Non è possibile dirlo con certezza, ma probabilmente sì.",
+        "I'm sorry if I caused any confusion. If you have any other questions, ask!",
+        "I'm sorry to hear that. Is there anything else I can help you with?",
+        "Sorry to hear that!",
     ],
 )
 def test_refuses_leaves_other_answers_alone(text: str) -> None:
