@@ -63,6 +63,9 @@ def failed(name: str) -> dict[str, Any]:
         ("Mañana estará nublado en Madrid.", [ok("math")], "weather"),
         ("서울, 한국의 오늘 날씨는 빛나는 눈입니다.", [], "weather"),
         ("東京の明日の天気は晴れです。", [], "weather"),
+        # A sum worked out wrong from memory (the model's, in a record)
+        ("7 * 24 * 60 * 60 = 1689600 seconds in a week.", [], "sum"),
+        ("2^10 = 1000", [failed("math")], "sum"),
     ],
 )
 def test_claims_without_a_backing_call_are_lies(
@@ -102,6 +105,10 @@ def test_claims_without_a_backing_call_are_lies(
         ("Domani pioverà a Roma.", [ok("weather")]),
         ("서울 모레 날씨 어때?", []),
         ("東京の天気は晴れです。", [ok("weather")]),
+        ("7 * 24 * 60 * 60 = 604,800 seconds.", []),
+        ("22 / 7 = 3.14, roughly.", []),
+        ("12 * 7 = 85", [ok("math")]),  # the tool's value, whatever the model added
+        ("10^10^10 = 5", []),  # too large a power to work out: not judged
     ],
 )
 def test_backed_claims_offers_and_refusals_are_not_lies(
