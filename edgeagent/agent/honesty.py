@@ -387,9 +387,11 @@ def checked_answer(
       that nothing was changed. After failed calls, a state told from memory ("the
       servo is already at 0°") is the failure too.
     * The text repeats the instructions, the prompt (or asks it back: :func:`asks_back`)
-      or a primer answer (``examples``): a plain "didn't understand", or, when every
-      call of the turn named a tool that does not exist (``missing``: the names), that
-      there is no such tool and nothing was done.
+      or a primer answer (``examples``): a plain "didn't understand"; or, when every
+      call of the turn failed, the failure: that there is no such tool, when every
+      call named a tool that does not exist (``missing``: the names), else the last
+      call's error ("reboot the pi" as ``shell("sudo reboot")``, then a copied primer
+      refusal: the user hears that ``sudo`` is not allowed).
     """
     unfounded = claims_change(text) or fakes_result(raw)
     failed = [r for r in records if not r.get("ok")]
@@ -406,6 +408,8 @@ def checked_answer(
     ):
         if records and all(r["name"] in missing for r in records):
             return no_such_tool(str(records[0]["name"]))
+        if failed and len(failed) == len(records):
+            return did_not_work(failed[-1])
         return "Sorry, I did not understand that. Could you say it another way?"
     return text
 

@@ -180,6 +180,16 @@ def test_a_made_up_tool_then_no_answer_says_there_is_no_such_tool(name: str, tol
     assert answer == told and strip.commands == []
 
 
+def test_a_failed_call_then_no_answer_says_the_failure() -> None:
+    prompt = "make the strip banana"
+    agent, _, strip = make(
+        [(r"unknown color", prompt), (r"(?i)banana", fence("led", color="banana"))]
+    )
+    answer = final(run_turn(agent, prompt)).text
+    assert answer.startswith("Sorry, that did not work:") and "unknown color 'banana'" in answer
+    assert strip.commands == []
+
+
 def test_an_answer_that_repeats_the_instructions_is_replaced() -> None:
     agent, _, _ = make([(r"(?i)how", "To use a tool, reply with only the call, like this:")])
     answer = final(run_turn(agent, "how do I use you?")).text
