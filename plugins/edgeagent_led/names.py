@@ -57,7 +57,10 @@ _WORDS = (
     "tira luce luci lampada striscia luzes fita "
     # Dutch, Swedish, Danish and Norwegian, Polish
     "lichten verlichting ljus ljuset lampa lampan lamporna belysning belysningen lys lyset "
-    "lampen swiatło swiatła swiatlo swiatla lampe lampy tasma"
+    "lampen swiatło swiatła swiatlo swiatla lampe lampy tasma "
+    # Russian, folded ("й" as "и")
+    "свет света свету светом свете лампа лампу лампы лампе лампои лампочка лампочку "
+    "лампочки подсветка подсветку подсветки подсветкои лента ленту ленты светодиоды"
 )
 _NAME = re.compile(r"\b(?:" + "|".join(sorted(set(_WORDS.split()), key=len, reverse=True)) + r")\b")
 _OTHER_DEVICE = re.compile(

@@ -59,6 +59,29 @@ OTHER_LANGUAGES = {
               "olivgrön", "oliwkowy"),
 }  # fmt: skip
 
+# Russian colour adjectives, by stem (folded: "ё" is "е", "й" is "и"), in any of their
+# endings: "Сделай свет жёлтым" came as ``color: "yellow"`` and was refused as a guess
+# (fresh30). A stem alone is no colour ("бел" in "белка", a squirrel, has no ending).
+RUSSIAN_STEMS = {
+    "red": "красн", "blue": "син", "lightblue": "голуб", "green": "зелен", "yellow": "желт",
+    "orange": "оранжев", "purple": "фиолетов", "pink": "розов", "white": "бел",
+    "black": "черн", "gray": "сер", "brown": "коричнев", "gold": "золот",
+    "turquoise": "бирюзов",
+}  # fmt: skip
+RUSSIAN_ENDINGS = ["ыи", "ая", "ое", "ые", "ым", "ыми", "ых", "ои", "ую", "ого", "ому", "ом"]
+RUSSIAN_SOFT_ENDINGS = ["ии", "яя", "ее", "ие", "им", "ими", "их", "еи", "юю", "его", "ему", "ем"]
+"""The endings of "синий" (blue), the one soft stem: "серии" (series) is no grey."""
+
+
+def _russian() -> dict[str, str]:
+    """Every ending of every stem of :data:`RUSSIAN_STEMS`, as its CSS name."""
+    return {
+        stem + end: name
+        for name, stem in RUSSIAN_STEMS.items()
+        for end in (RUSSIAN_SOFT_ENDINGS if name == "blue" else RUSSIAN_ENDINGS)
+    }
+
+
 # "Dark" and "light" before or after a colour word, as one word or two: "dunkelblau",
 # "bleu foncé", "azul claro", "ljusgrön", the CSS "darkblue", "lightblue" where that is
 # a colour. A Swedish or Polish shade is left to the model (their colour words agree).
@@ -94,6 +117,7 @@ def _shaded() -> dict[str, str]:
 _CSS_NAME = {
     **{fold(word): name for name, words in OTHER_LANGUAGES.items() for word in words},
     **{fold(word): name for word, name in _shaded().items()},
+    **_russian(),
 }
 _WORD = re.compile(r"\b(" + "|".join(sorted(_CSS_NAME, key=len, reverse=True)) + r")\b")
 """A colour word of another language, the longest first ("bleu ciel" before "bleu")."""
