@@ -22,16 +22,24 @@ from typing import Any
 from edgeagent.plugin import AskedIn, fold
 
 COUNTS = {
-    "-l": r"lines?|rows?|entries|records|zeilen?|lignes?|lineas?|filas?|righe|righi|linhas?",
-    "-w": r"words?|worter|wort|mots?|palabras?|parole|parola|palavras?",
-    "-m": r"characters?|chars?|letters?|zeichen|caracteres?|caratteri",
-    "-c": r"bytes?|octets?",
+    "-l": r"lines?|rows?|entries|records|zeilen?|lignes?|lineas?|filas?|righe|righi|linhas?"
+    r"|regels?|rader|linjer|linier|wierszy|wiersze|строк\w*",
+    "-w": r"words?|worter|wort|mots?|palabras?|parole|parola|palavras?|слов\w*",
+    "-m": r"characters?|chars?|letters?|zeichen|caracteres?|caratteri|символ\w*",
+    "-c": r"bytes?|octets?|байт\w*",
 }
 _COUNTS = {option: re.compile(rf"\b(?:{words})\b") for option, words in COUNTS.items()}
+# Japanese, Chinese and Korean, read inside words: "logs/app.log 有多少行？" came as
+# ``wc`` and was refused as off its topic (fresh30).
+_CJK_COUNTS = {
+    "-l": re.compile(r"(?:多少|[几幾何])行|行数|(?:몇|개의?)\s*줄|줄\s*수"),
+    "-m": re.compile("文字数|字数|글자"),
+}
 _ASKED = re.compile(
     r"\b(?:how\s+(?:many|much|long|big)|count\w*|number\s+of|total|wie\s*viele?|"
-    r"combien|cuant[oa]s|quant[ioae]s?|hoeveel|ile|hur\s+m[aå]nga|zahl|nombre\s+de|"
-    r"numero\s+de|size|length)\b"
+    r"combien|cuant[oa]s|quant[ioae]s?|hoeveel|ile|hur\s+m[aå]nga|hvor\s+mange|zahl|"
+    r"nombre\s+de|numero\s+de|size|length|сколько|количество|посчитай)\b"
+    r"|多少|几|幾|何行|何個|何件|いくつ|몇"
 )
 """A request for a count in words other than what is counted: "how many", "count"."""
 _OPTION = re.compile(r"^-[a-zA-Z]|^--(?:lines|words|chars|bytes|max-line-length)$")
@@ -42,7 +50,9 @@ def count_as_said(argv: list[str], request: str) -> list[str] | None:
     without an option; ``None``: as it is."""
     if not argv or argv[0] != "wc" or any(_OPTION.match(a) for a in argv[1:]):
         return None
-    asked = [option for option, words in _COUNTS.items() if words.search(fold(request))]
+    folded = fold(request)
+    asked = [o for o, words in _COUNTS.items() if words.search(folded)]
+    asked += [o for o, words in _CJK_COUNTS.items() if words.search(request) and o not in asked]
     if len(asked) != 1:
         return None  # none, or "lines and words": wc's own three counts answer it
     return [argv[0], asked[0], *argv[1:]]
@@ -52,7 +62,11 @@ def asks_a_count(request: str) -> bool:
     """Whether the ``request`` asks for a count ("how many lines", "count the words",
     "Combien de lignes"): what a ``wc`` answers."""
     folded = fold(request)
-    return bool(_ASKED.search(folded)) or any(w.search(folded) for w in _COUNTS.values())
+    return (
+        bool(_ASKED.search(folded))
+        or any(w.search(folded) for w in _COUNTS.values())
+        or any(w.search(request) for w in _CJK_COUNTS.values())
+    )
 
 
 def asked_of(template: str) -> AskedIn | None:

@@ -332,6 +332,11 @@ def test_answer_cuts_long_output_and_says_so(tree: Path) -> None:
         ("wc notes.txt", "how many lines and words", None),
         ("cat notes.txt", "how many lines are in notes.txt?", None),
         ("wc 'notes.txt", "how many lines", None),  # the policy names the bad quote
+        ("wc logs/app.log", "logs/app.log 有多少行？", "wc -l logs/app.log"),
+        ("wc logs/app.log", "app.log は何行ありますか", "wc -l logs/app.log"),
+        ("wc logs/app.log", "app.log 몇 줄이야?", "wc -l logs/app.log"),
+        ("wc logs/app.log", "Сколько строк в app.log?", "wc -l logs/app.log"),
+        ("wc logs/app.log", "hvor mange linjer har loggen?", "wc -l logs/app.log"),
     ],
 )
 def test_a_count_the_request_asks_for_is_the_one_wc_counts(
@@ -354,6 +359,10 @@ def test_a_count_the_request_asks_for_is_the_one_wc_counts(
         ("what's on my todo list?", False),
         ("show me what my notes say", False),
         ("was steht in todo.md?", False),
+        ("logs/app.log 有多少行？", True),
+        ("Сколько слов в notes.txt?", True),
+        ("todo.md 里有什么？", False),
+        ("Что написано в notes.txt?", False),
     ],
 )
 def test_a_wc_wrapper_answers_only_a_request_for_a_count(
