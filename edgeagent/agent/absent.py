@@ -117,8 +117,15 @@ def absent_for(tool: Tool, prompt: str, *, installed: Iterable[Tool]) -> str | N
     ``tool`` acts and ``prompt`` does not name ``tool``'s own device (a word of its
     title, its ``named_in``, or a title word one letter off); ``None``: none. "crank up
     the speakers too" came as the LED at 100%, and both side questions said yes (blind
-    prompts)."""
-    if tool.kind is not ToolKind.ACT or names_device(prompt, tool):
+    prompts). A device's state read (a read tool of a plugin that acts) stands for its
+    plugin's acting tool: "what's the fan speed set to?" came as ``servo_state``."""
+    installed = list(installed)
+    if tool.kind is not ToolKind.ACT:
+        acting = [t for t in installed if t.plugin == tool.plugin and t.kind is ToolKind.ACT]
+        if tool.plugin == "?" or len(acting) != 1:
+            return None
+        tool = acting[0]
+    if names_device(prompt, tool):
         return None
     if names_own(prompt, tool.title) or (tool.named_in is not None and tool.named_in(prompt)):
         return None

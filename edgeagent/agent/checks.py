@@ -109,6 +109,10 @@ class SideChecks:
                 continue
             tool = self.registry.get(call.name)
             if tool.kind is not ToolKind.ACT and not tool.title:
+                absent = absent_for(tool, prompt, installed=self.registry)
+                if absent is not None:
+                    log.info("%s for %r: the %s is no device here", tool.name, prompt[:60], absent)
+                    return Refusal(NO_DEVICE)
                 continue  # a read tool is checked when it names what it is about
             if self._named(call, prompt):
                 log.info("%s is named in %r: no side question", tool.name, prompt[:60])

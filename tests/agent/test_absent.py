@@ -2,9 +2,13 @@
 
 from __future__ import annotations
 
+import dataclasses
+
 import pytest
 
-from edgeagent.agent.absent import names_absent, names_own
+from edgeagent.agent.absent import absent_for, names_absent, names_own
+from edgeagent.tools import make_tool
+from edgeagent.tools.tool import ToolKind
 
 INSTALLED = ["the LED strip (lights, lamp, colors, brightness)", "the camera servo"]
 
@@ -68,3 +72,34 @@ def test_a_device_an_installed_tool_drives_is_not_absent() -> None:
 )
 def test_names_own_reads_a_title_word_written_one_letter_off(request_: str, named: bool) -> None:
     assert names_own(request_, "the servo that turns the camera (angles, left, right)") is named
+
+
+def _servo(angle: int) -> dict[str, int]:
+    """Turn the camera."""
+    return {"angle": angle}
+
+
+def _servo_state() -> dict[str, int]:
+    """Where the camera points."""
+    return {"angle": 0}
+
+
+@pytest.mark.parametrize(
+    ("request_", "device"),
+    [
+        ("what's the fan speed set to?", "fan"),  # came as servo_state (fresh29)
+        ("is the heater still on?", "heater"),
+        ("where is the camera pointing?", None),
+        ("what angle is it at now?", None),
+    ],
+)
+def test_a_device_state_read_stands_for_its_plugins_acting_tool(
+    request_: str, device: str | None
+) -> None:
+    title = "the servo that turns the camera (angles, left, right)"
+    servo = make_tool(_servo, plugin="servo")
+    servo = dataclasses.replace(servo, kind=ToolKind.ACT, title=title)
+    state = dataclasses.replace(make_tool(_servo_state, plugin="servo"), kind=ToolKind.READ)
+    assert absent_for(state, request_, installed=[servo, state]) == device
+    alone = dataclasses.replace(state, plugin="?")  # no plugin: nothing stands for it
+    assert absent_for(alone, request_, installed=[servo, alone]) is None
