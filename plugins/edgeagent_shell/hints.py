@@ -10,7 +10,8 @@ for ``todo.md``, as the model guesses them; for a name whose
 stem is a file type, the only file of that type: "log" or "log.txt" for ``logs/app.log``,
 as people say "the log"; grep's pattern and path swapped; every file for a recursive
 grep of a file that is not there; a number given to head or tail as a file is the line
-count), and says so in the answer. What cannot be mended fails with the names that are
+count; a folder that holds one file, for a command that reads files, is that file), and
+says so in the answer. What cannot be mended fails with the names that are
 there (:func:`missing_paths`, :func:`files_hint`). After it runs, a ``grep`` that found
 nothing tries its word's stem (:func:`stem_search`), and an ``ls`` of one file shows the
 file's first lines too (:func:`listed_file`).
@@ -72,17 +73,26 @@ def mend_paths(
         pattern, operands = (operands[0], operands[1:]) if operands else (None, [])
     else:
         pattern = None
+    notes: list[str] = []
+    if command in FILE_READERS:
+        # "show me the last 3 lines of the log" as tail logs/: a folder that holds one
+        # file is read as that file (blind prompts: "Is a directory", twice).
+        for i in operands:
+            if (cwd / args[i]).is_dir():
+                inside = list(itertools.islice(_files([cwd / args[i]], cwd), 2))
+                if len(inside) == 1:
+                    notes.append(f"{args[i]} is a folder: read its one file, {inside[0]}")
+                    args[i] = inside[0]
     missing = [i for i in operands if not (cwd / args[i]).exists()]
     if not missing:
-        return list(argv), []
-    notes: list[str] = []
+        return [command, *args], notes
     counts = [i for i in missing if args[i].isdigit()] if command in LINE_COUNTED else []
     if len(counts) == 1 and not any(a.startswith(("-n", "--lines")) for a in args):
         # {"file": "data.csv", "lines": 3} arrives as ["data.csv", "3"].
         n = args.pop(counts[0])
         # Mended again for the file itself; "-n" now stops this branch.
         mended, more = mend_paths([command, "-n", n, *args], roots=roots, cwd=cwd)
-        return mended, [f"{n} read as the number of lines", *more]
+        return mended, [*notes, f"{n} read as the number of lines", *more]
     if grep and pattern is not None and len(operands) == 1 and (cwd / args[pattern]).exists():
         # ["todo.md", "milk"] or ["logs", "ok"]: the file or folder came first.
         i = operands[0]

@@ -224,9 +224,10 @@ def test_metacharacters_in_single_quotes_are_literal_text(tree: Path) -> None:
 
 
 def test_failing_command_reports_its_exit_code_and_message(tree: Path) -> None:
-    result = run(make_shell(tree), "cat sub")  # a missing file: tests/plugins/test_shell_hints
+    # A missing file, or a folder of one file: tests/plugins/test_shell_hints
+    result = run(make_shell(tree), "cat .")
     assert result["exit_code"] == 1
-    assert "cat: sub: Is a directory" in result["output"]
+    assert "cat: .: Is a directory" in result["output"]
 
 
 def test_environment_is_minimal(tree: Path) -> None:
@@ -306,7 +307,7 @@ def test_answer_is_the_commands_output(tree: Path) -> None:
     assert shell.answer is not None
     assert shell.answer(run(shell, "cat sub/b.txt")) == "beta"
     assert shell.answer(run(shell, "grep -l nothing-here a.txt")) == "(no output)\n(exit code 1)"
-    assert shell.answer(run(shell, "cat sub")) == "cat: sub: Is a directory\n(exit code 1)"
+    assert shell.answer(run(shell, "cat .")) == "cat: .: Is a directory\n(exit code 1)"
     assert shell.answer(run(shell, "grep -c nothing-here a.txt")) == "0\n(exit code 1)"
 
 

@@ -180,6 +180,29 @@ def test_a_line_count_and_a_guessed_name_are_both_mended(shell: Tool) -> None:
     assert result["mended"] == "1 read as the number of lines; app.log is logs/app.log"
 
 
+@pytest.mark.parametrize(
+    ("command", "output", "mended"),
+    [
+        # "fine, just show me the last 3 lines of the log then" as ["logs/", "3"]
+        ("tail logs/ 3", "boot ok\nservo ok\n", "logs/ is a folder: read its one file, "
+         "logs/app.log; 3 read as the number of lines"),
+        ("wc -l logs", "2 logs/app.log\n", "logs is a folder: read its one file, logs/app.log"),
+    ],
+)  # fmt: skip
+def test_a_folder_of_one_file_is_read_as_that_file(
+    shell: Tool, command: str, output: str, mended: str
+) -> None:
+    result = shell.func(command=command)
+    assert result["output"] == output and result["mended"] == mended
+
+
+def test_a_folder_of_more_files_is_no_file(shell: Tool, tmp_path: Path) -> None:
+    (tmp_path / "root" / "logs" / "old.log").write_text("old\n")
+    result = shell.func(command="tail -n 1 logs")
+    assert result["exit_code"] != 0 and "Is a directory" in result["output"]
+    assert "mended" not in result
+
+
 def test_grep_of_a_made_up_file_searches_every_file(shell: Tool) -> None:
     result = shell.func(command="grep -rnI servo file.txt")  # "which file mentions servo?"
     assert sorted(result["output"].splitlines()) == [
