@@ -260,9 +260,27 @@ def asks_a_change(request: str) -> bool:
 
 def asks_a_question(request: str) -> bool:
     """True when ``request`` is put as a question or asks to read something ("what did I
-    write in notes.txt?", "can you clear the log?", "show me the log"), not as an order
-    ("ok delete it", "wipe the logs dir")."""
+    write in notes.txt?", "how much space would clearing the log free?", "show me the
+    log"), not as an order ("ok delete it", "wipe the logs dir") nor as one asked
+    politely ("can you free some up by clearing the apt cache?" came as ``free``, and
+    the reader question let it run; fresh30)."""
+    polite = _POLITE.match(request)
+    if polite and polite.group(1).lower() not in _READ_VERBS:
+        return False
     return bool(_QUESTION.search(request))
+
+
+# An order asked politely: "can you delete todo.md for me", "could you please free up
+# some space?"; its verb (group 1) is one of :data:`_READ_VERBS` for a request to read.
+_POLITE = re.compile(
+    r"^\W*(?:(?:ok(?:ay)?|so|and|hey|hi|hm+|um+|well|also|btw|please|pls)\W+)*"
+    r"(?:can|could|would|will)\s+(?:you|u)\s+(?:(?:please|pls|also|just)\s+)*(\w+)",
+    re.IGNORECASE,
+)
+_READ_VERBS = frozenset(
+    "show tell list check read find count see look give print display say grep search get "
+    "open".split()
+)
 
 
 def refers_back(request: str) -> bool:

@@ -1026,12 +1026,16 @@ def test_a_side_question_is_decided_by_its_first_token(said: str, answer: str) -
     ("request_", "question"),
     [
         ("what did I write in notes.txt again?", True),
-        ("can you clear the log", True),
+        ("can you show me the log and clear it?", True),
         ("ok show me the todo list", True),
         ("how long has it been running since the last reboot", True),
         ("ok delete it, I don't need it anymore", False),
         ("wipe the logs dir, it's cluttered", False),
         ("disk is filling up, just delete everything in the logs folder", False),
+        # an order asked politely (the reader question let "free" run for the first)
+        ("can you free some up by clearing the apt cache?", False),
+        ("can you clear the log", False),
+        ("could you please delete todo.md?", False),
     ],
 )
 def test_a_request_put_as_a_question_or_a_read_is_told_from_an_order(

@@ -906,23 +906,28 @@ def test_an_order_to_change_asked_of_a_wrapper_is_refused_without_a_side_questio
 
 
 @pytest.mark.parametrize(
-    ("prompt", "topic"),
+    ("prompt", "asked"),
     [
-        ("can you delete notes.txt for me?", "yes"),
-        ("could u get rid of notes.txt", "yes"),
-        ("can you delete notes.txt?", "no"),  # no read fits, and none is looked for
+        # An order asked politely is an order ("can you free some up by clearing the apt
+        # cache?" came as free, and the reader question let it run; fresh30).
+        ("can you delete notes.txt for me?", False),
+        ("can you delete notes.txt?", False),
+        # A question, or a request that reads first: the reader question decides.
+        ("could u get rid of notes.txt", True),
+        ("can you show me notes.txt and then delete it?", True),
+        ("what would deleting notes.txt free?", True),
     ],
 )
 def test_a_change_asked_as_a_question_of_a_wrapper_faces_the_reader_question(
-    prompt: str, topic: str
+    prompt: str, asked: bool
 ) -> None:
     files = Files()
-    model = Model(said=fence("ls", path="notes.txt"), forced="", side=topic, can="no")
+    model = Model(said=fence("ls", path="notes.txt"), forced="", side="yes", can="no")
     answer = run_turn(agent_for(model, files, without={"ls": "g"}, wrapped=True), prompt)[-1]
     assert isinstance(answer, FinalAnswer)
     assert answer.text.startswith("I can't do that here: ls only reads")
     assert files.listed == []
-    assert any(r.aside for r in model.requests)
+    assert any(r.aside for r in model.requests) is asked
     assert not any(r.grammar for r in model.requests if not r.aside)  # no look for a read
 
 
