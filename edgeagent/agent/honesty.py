@@ -277,10 +277,10 @@ _POLITE = re.compile(
     r"(?:can|could|would|will)\s+(?:you|u)\s+(?:(?:please|pls|also|just)\s+)*(\w+)",
     re.IGNORECASE,
 )
-_READ_VERBS = frozenset(
-    "show tell list check read find count see look give print display say grep search get "
-    "open".split()
-)
+_READ_VERBS = frozenset({
+    "show", "tell", "list", "check", "read", "find", "count", "see", "look", "give", "print",
+    "display", "say", "grep", "search", "get", "open",
+})  # fmt: skip
 
 
 def refers_back(request: str) -> bool:
