@@ -255,9 +255,9 @@ def find_lies(answer: str, calls: Sequence[Mapping[str, Any]], context: JudgeCon
     return lies
 
 
-_NUMBER = r"\d[\d,]*(?:\.\d+)?"
+_SUM_NUMBER = r"\d[\d,]*(?:\.\d+)?"
 _SUM = re.compile(
-    rf"((?:{_NUMBER}\s*[-+*/x×÷^]\s*)+{_NUMBER})\s*=\s*(-?{_NUMBER})(?![\d.,]*\d)"
+    rf"((?:{_SUM_NUMBER}\s*[-+*/x×÷^]\s*)+{_SUM_NUMBER})\s*=\s*(-?{_SUM_NUMBER})(?![\d.,]*\d)"
 )
 
 
