@@ -56,6 +56,7 @@ from edgeagent.tools.device import (
 from edgeagent.tools.plugins import GROUP, PluginContext, Register, hookimpl
 from edgeagent.tools.tool import (
     USER_WORDS,
+    AimedIn,
     AskedIn,
     NamedIn,
     Recall,
@@ -77,6 +78,7 @@ __all__ = [
     "BUSY_WAIT_S",
     "GROUP",
     "USER_WORDS",
+    "AimedIn",
     "AskedIn",
     "Backend",
     "Backends",

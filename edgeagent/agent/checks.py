@@ -198,17 +198,24 @@ class SideChecks:
     def _guessed(self, call: ToolCall, prompt: str, said: str) -> str | None:
         """The text value of ``call``'s acting tool that no user message ``said``, where
         the tool says how its values are said (``said_in``) and ``prompt`` does not name
-        its device; ``None``: no guess. "¿Puedes encender el ahumador?" (a smoker) came
-        as ``led`` with ``color: "red"``, and both side questions said yes (blind
-        prompts)."""
+        its device; or its number no user message said, where the tool says when a
+        request aims it (``aimed_in``) and ``prompt`` neither does nor refers back;
+        ``None``: no guess. "¿Puedes encender el ahumador?" (a smoker) came as ``led``
+        with ``color: "red"``, and both side questions said yes (blind prompts)."""
         tool = self.registry.get(call.name)
-        if tool.kind is not ToolKind.ACT or tool.said_in is None:
-            return None
-        if tool.named_in is not None and tool.named_in(prompt):
+        if tool.kind is not ToolKind.ACT:
             return None
         unheard = self._unheard(call, said=said, request=prompt)
-        guesses = [v for v in _leaves(call.arguments) if isinstance(v, str) and unheard(v)]
-        return guesses[0] if guesses else None
+        leaves = list(_leaves(call.arguments))
+        named = tool.named_in is not None and tool.named_in(prompt)
+        if tool.said_in is not None and not named:
+            guesses = [v for v in leaves if isinstance(v, str) and unheard(v)]
+            if guesses:
+                return guesses[0]
+        if tool.aimed_in is None or tool.aimed_in(prompt) or honesty.refers_back(prompt):
+            return None
+        numbers = [v for v in leaves if isinstance(v, int | float) and not isinstance(v, bool)]
+        return next((str(v) for v in numbers if unheard(v)), None)
 
     def _continues(self, call: ToolCall, prompt: str, earlier: tuple[str, str]) -> bool:
         """Whether a request the topic question refused may continue the turn before

@@ -42,6 +42,9 @@ SaidIn = Callable[[str], Collection[Any]]
 """The values a request says in a tool's own terms (see :attr:`Tool.said_in`)."""
 AskedIn = Callable[[str], bool]
 """Whether a request asks what a read tool answers (see :attr:`Tool.asked_in`)."""
+AimedIn = Callable[[str], bool]
+"""Whether a request says where an acting tool's device should go (see
+:attr:`Tool.aimed_in`)."""
 WrapAsked = Callable[[str], "AskedIn | None"]
 """The :attr:`Tool.asked_in` of a ``.tool`` wrapper of a command ``template``, or
 ``None`` where it answers whatever its topic question says (see
@@ -150,6 +153,13 @@ class Tool:
     value that no user message said, for a request that does not name the device
     (:attr:`named_in`), is a guess and does not run
     (:meth:`~edgeagent.agent.checks.SideChecks.off_target`)."""
+    aimed_in: AimedIn | None = None
+    """Whether a request says where this acting tool's device should go, or by how much
+    (the servo: a number, a side, the centre, back, further): a call with a number no
+    user message said, for a request that says none of it and refers back to nothing,
+    is a guess and does not run (:meth:`~edgeagent.agent.checks.SideChecks.off_target`).
+    "point the camera at my cat" came as ``angle: 90`` (two blind sets), "move the servo
+    to Japan" as 90, and both side questions said yes."""
     asked_in: AskedIn | None = None
     """Whether a request asks what this titled read tool answers: a call for a request
     that does not is off its topic, refused without the topic question and looked at

@@ -10,6 +10,7 @@ from __future__ import annotations
 from dataclasses import replace
 
 from edgeagent.plugin import PluginContext, Register, hookimpl, make_tool
+from edgeagent_servo.aimed import aimed
 from edgeagent_servo.backends import BACKENDS
 from edgeagent_servo.controller import ServoController
 from edgeagent_servo.options import ServoOptions
@@ -34,6 +35,9 @@ def register_tools(register: Register, context: PluginContext) -> None:
         current=lambda: controller.servo_state()["angle"],
         last_turn=controller.last_turn,
     )
-    register(replace(make_tool(controller.servo, plugin="servo"), reread=reread))
+    # "point the camera at my cat" came as angle 90: a number the request gives no
+    # ground for is a guess (edgeagent_servo.aimed).
+    servo_tool = make_tool(controller.servo, plugin="servo")
+    register(replace(servo_tool, reread=reread, aimed_in=aimed))
     register(controller.servo_state)
     context.on_close(controller.close)

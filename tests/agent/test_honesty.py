@@ -464,6 +464,49 @@ def test_an_acting_call_for_a_device_that_is_not_here_is_refused_without_asking(
     assert strip.commands == ["white"]
 
 
+class Camera:
+    """A camera servo that records where it was really told to point."""
+
+    def __init__(self) -> None:
+        self.angles: list[int] = []
+
+    @tool(kind="act", answer=lambda r: f"The servo is now at {r['angle']}°.")
+    def servo(self, angle: int) -> dict[str, Any]:
+        """Point the camera (degrees)."""
+        self.angles.append(angle)
+        return {"angle": angle}
+
+
+@pytest.mark.parametrize(
+    ("prompt", "runs"),
+    [
+        ("point the camera at my cat", False),  # came as angle 90 (two blind sets)
+        ("move the servo to Japan", False),
+        ("servo to 90", True),
+        ("turn the camera left", True),  # a side: the number is the model's reading
+        ("ok now aim it at the couch", True),  # "it" may carry an earlier number
+    ],
+)
+def test_a_number_no_one_said_for_a_request_that_aims_nowhere_is_a_guess(
+    prompt: str, runs: bool
+) -> None:
+    camera = Camera()
+    engine = ScriptedEngine([(r"Request: ", "yes"), (r".", fence("servo", angle=90))])
+    aimed = re.compile(r"\d|left|right").search
+    tools = [dataclasses.replace(t, aimed_in=lambda r: bool(aimed(r))) for t in tools_from(camera)]
+    agent = Agent(
+        llm=InProcessLLM(engine),
+        executor=ToolExecutor(ToolRegistry(tools)),
+        call_format=get_call_format("fence"),
+        system_prompt="sys",
+    )
+    agent.check_target = True
+    answer = final(run_turn(agent, prompt)).text
+    assert camera.angles == ([90] if runs else [])
+    if not runs:
+        assert answer == "I can't do that here: none of my devices can do that."
+
+
 def test_an_acting_call_on_target_runs() -> None:
     agent, _, strip = make_checked(
         [(r'Request: "make it blue"', "yes"), (r"(?i)blue", fence("led", color="blue"))]
