@@ -232,6 +232,20 @@ class SideChecks:
             return honesty.refers_back(prompt)
         return honesty.continues(prompt) and _carries_a_number(call, prompt, earlier[1])
 
+    def orders(self, request: str) -> bool:
+        """Whether ``request`` gives an order to a device it names itself (an acting
+        tool's :attr:`~edgeagent.tools.tool.Tool.named_in`), not put as a question: a
+        text answer to it stands in for the deed ("ok lights off now, thanks" was
+        answered "You're welcome!", "Doe het licht uit." "Ja, het licht is uit.", and
+        "right, lights off, I'm out" "Goodbye!", with no call; blind prompts). Over
+        every record, each first answer in text to such a request was a wrong turn."""
+        if honesty.asks_a_question(request):
+            return False
+        return any(
+            t.kind is ToolKind.ACT and t.named_in is not None and t.named_in(request)
+            for t in self.registry
+        )
+
     def made_up(self, calls: Sequence[ToolCall], *, said: str) -> str | None:
         """A question back when a call's argument that must be the user's own words
         (:attr:`~edgeagent.tools.tool.Tool.user_words`) holds what no user message said.

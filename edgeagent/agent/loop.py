@@ -187,11 +187,15 @@ class Agent:
         # contents as text, but the Hailo host tokenizer parses the rendered template);
         # its spelled-out numbers are read as digits (.numerals).
         messages.append({"role": "user", "content": as_read(prompt)})
+        # An order to a device the request names: a text answer stands in for the deed,
+        # so it is held back and gets the second look a refusal gets (.checks.orders).
+        ordered = bool(recheck) and self.checks.orders(conversation.request())
         records: list[dict[str, Any]] = []
         failures: dict[str, str] = {}  # signature -> error, for the repeat guard
         mend: frozenset[str] = frozenset()  # the tools of the last step's failed reads
         mended = False
         read_first: str | None = None  # a read step's answer, while the request then acts
+        refused = False  # a step's calls all failed, and no other call mends them
         for step in range(1, self.max_steps + 1):
             try:
                 usage = await fit_context(
@@ -214,7 +218,7 @@ class Agent:
                 meter=meter,
                 grammar=act_grammar if read_first is not None else None,
                 hold_refusal=bool(recheck) and not records,
-                quiet=(mend and not mended) or read_first is not None,
+                quiet=(mend and not mended) or read_first is not None or (ordered and not records),
             )
             async for event in generation:
                 if isinstance(event, ErrorEvent):
@@ -248,6 +252,7 @@ class Agent:
                     records=records,
                     shown=None if conversation.selection is None else conversation.selection.names,
                     earlier=conversation.earlier_turn(),
+                    refused=refused,
                 )
                 if isinstance(reviewed, ErrorEvent):
                     yield reviewed
@@ -269,7 +274,7 @@ class Agent:
                 and not records
                 and not parsed.calls
                 and not parsed.errors
-                and honesty.stands_in(parsed.text, asked=conversation.request())
+                and (honesty.stands_in(parsed.text, asked=conversation.request()) or ordered)
             ):
                 second = await second_look(
                     looking,
@@ -372,6 +377,7 @@ class Agent:
                 if isinstance(ran, ErrorEvent | FinalAnswer):
                     return  # a repeat of a failed call
             mend = mendable(results, self.executor.registry)
+            refused = refused or (bool(results) and not any(r.ok or r.mendable for _, r in results))
             step_records = records[len(records) - len(calls) :]
             built = built_answer(step_records, self.executor.registry)
             if (

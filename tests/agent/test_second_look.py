@@ -105,14 +105,18 @@ def agent_for(
     elsewhere: dict[str, str] | None = None,
     wrapped: bool = False,
     asked: dict[str, Callable[[str], bool]] | None = None,
+    named: dict[str, Callable[[str], bool]] | None = None,
 ) -> Agent:
     """``wrapped``: the tools wrap one tool, as the shell's ``ls`` and ``cat`` do;
-    ``asked``: the ``asked_in`` of tools by name."""
+    ``asked`` and ``named``: the ``asked_in`` and ``named_in`` of tools by name."""
     tools = tools_from(strip, plugin="test")
     if wrapped:
         tools = [dataclasses.replace(t, extra={"wrapped": "shell"}) for t in tools]
-    asked = asked or {}
-    tools = [dataclasses.replace(t, asked_in=asked.get(t.name)) for t in tools]
+    asked, named = asked or {}, named or {}
+    tools = [
+        dataclasses.replace(t, asked_in=asked.get(t.name), named_in=named.get(t.name))
+        for t in tools
+    ]
     return Agent(
         llm=model,  # type: ignore[arg-type]
         executor=ToolExecutor(ToolRegistry(tools)),
@@ -123,6 +127,29 @@ def agent_for(
         recheck_elsewhere=elsewhere,
         check_target=True,
     )
+
+
+@pytest.mark.parametrize(
+    ("prompt", "looked"),
+    [
+        ("ok lights off now, thanks", True),  # answered "You're welcome!" (fresh31)
+        ("are the lights off?", False),  # a question: its text answer stands
+        ("thanks, that's all", False),  # names no device
+    ],
+)
+def test_a_text_answer_to_an_order_to_a_named_device_gets_a_second_look(
+    prompt: str, looked: bool
+) -> None:
+    strip = Strip()
+    model = Model(said="You're welcome!", forced=fence("led", color="off"), side="yes")
+    agent = agent_for(model, strip, named={"led": lambda request: "light" in request})
+    events = run_turn(agent, prompt)
+    answer = events[-1]
+    assert isinstance(answer, FinalAnswer)
+    assert strip.colors == (["off"] if looked else [])
+    assert answer.text == ("The LED strip is now off." if looked else "You're welcome!")
+    if looked:  # held back: the text the call replaced never showed
+        assert not [e for e in events if isinstance(e, TextChunk)]
 
 
 class Reader(Model):
