@@ -35,12 +35,19 @@ async def answered_itself(
     records: list[dict[str, Any]],
     shown: Collection[str] | None,
     earlier: str,
+    refused: bool = False,
 ) -> Output | ErrorEvent:
     """A step that wrote a tool's answer, or a value only a tool can know, itself
     (:meth:`~edgeagent.agent.checks.SideChecks.needs_a_call`), or worked a sum out
     itself in a turn where no call succeeded (:func:`.honesty.writes_calculation`),
     asked again under ``grammar``, which allows only a valid call of a read tool; else
-    ``output``."""
+    ``output``.
+
+    ``refused``: a step of the turn failed in a way no other call mends (a tool that
+    is not there, a refusal, math's "a number alone ... answer without the math tool").
+    Its answer then is not asked again for a value only a tool can know: "how many legs
+    does a spider have" came as ``math("4")``, refused, answered "A spider has 8 legs.",
+    and was made ``math("4 + 4")`` (fresh31)."""
     raw, parsed = output
     registry = turn.executor.registry
     if parsed.calls or acted(records) or failed_to_act(records, registry):
@@ -48,6 +55,8 @@ async def answered_itself(
     if not any(r.get("ok") for r in records) and honesty.writes_calculation(parsed.text):
         log.info("model worked a sum out itself; retrying with a call")
         return await turn.look(grammar)
+    if refused:
+        return output
     if not await turn.checks.needs_a_call(
         turn.prompt, raw, parsed.text, shown=shown, session=turn.session, earlier=earlier
     ):

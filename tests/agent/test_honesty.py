@@ -25,7 +25,7 @@ from edgeagent.tools import make_tool, tool, tools_from
 from edgeagent.tools.calls import get_call_format
 from edgeagent.tools.executor import ToolExecutor
 from edgeagent.tools.registry import ToolRegistry
-from edgeagent.tools.tool import USER_WORDS, NamedIn, SaidIn
+from edgeagent.tools.tool import USER_WORDS, NamedIn, SaidIn, ToolResult
 from tests.agent.scripted_agent import run_turn
 from tests.agent.stub_llm import StubLLM
 
@@ -592,6 +592,46 @@ def test_a_sum_worked_out_from_memory_for_a_request_without_numbers_is_a_forced_
     assert calculator.asked == ["7*24*60*60"]
     assert answer.text == "7*24*60*60 = 391"
     assert not any(r.aside for r in model.requests)
+
+
+class Strict(Calculator):
+    """Refuses a number alone, as the math plugin does: no other call mends it."""
+
+    @tool(name="math", answer=lambda r: f"{r['expression']} = {r['result']}")
+    def math(self, expression: str) -> dict[str, Any] | ToolResult:
+        """Evaluate arithmetic."""
+        self.asked.append(expression)
+        if expression.strip().isdigit():
+            return ToolResult.failure("a number alone; answer without math", mendable=False)
+        return {"expression": expression, "result": 8}
+
+
+class Scripted(GrammarAwareModel):
+    """Says each of ``said`` in turn, then the last again."""
+
+    def __init__(self, *, said: list[str], forced: str) -> None:
+        super().__init__(said=said[0], forced=forced)
+        self.script = list(said)
+
+    async def stream(self, request: Any) -> Any:
+        if not request.aside and not request.grammar:
+            self.said = self.script.pop(0) if len(self.script) > 1 else self.script[0]
+        async for piece in super().stream(request):
+            yield piece
+
+
+def test_an_answer_after_a_call_no_other_call_mends_is_not_forced_into_another() -> None:
+    # "how many legs does a spider have" came as math("4"), refused as a number alone,
+    # answered "A spider has 8 legs.", then forced into math("4 + 4") (fresh31).
+    calculator = Strict()
+    model = Scripted(
+        said=[fence("math", expression="4"), "A spider has 8 legs."],
+        forced=fence("math", expression="4 + 4"),
+    )
+    prompt = "how many legs does a spider have? asking for my 2 kids"  # a number to start from
+    answer = final(run_turn(forcing_agent(model, calculator), prompt))
+    assert calculator.asked == ["4"]
+    assert answer.text == "A spider has 8 legs."
 
 
 @pytest.mark.parametrize(
