@@ -26,6 +26,9 @@ _UNDO = re.compile(
     r"|\bback\s+(?:to\s+)?(?:how|the\s+way|what|as|where)\s+(?:it|they|that|things)\s*"
     r"(?:was|were|had\s+been|['’]s\s+been)"
     r"|\b(?:how|the\s+way|as)\s+(?:it|they)\s+(?:was|were)\s+(?:before|earlier|previously)"
+    # "go back to the colour it was before" (fresh31)
+    r"|\bback\s+to\s+the\s+(?:colou?r|brightness|setting|state|look)s?\s+(?:it|they)\s+"
+    r"(?:was|were|had)\b"
     r"|\b(?:change|switch|set|put|turn)\s+(?:it|them|that|the\s+(?:\w+\s+)?(?:colou?r|lights?|"
     r"lamps?|strip|brightness))\s+back\b(?!\s+(?:on|off|up|down)\b)"
     r"|\b(?:previous|earlier|former|prior|old)\s+(?:colou?rs?|settings?|state|brightness|"

@@ -107,6 +107,7 @@ GREEN_AT_90 = {"on": True, "color": "green", "brightness": 90}
         "ok they're stuck again, put the light back to how it was",
         "hmm no, revert that",
         "go back to the previous colour please",
+        "hm, actually go back to the colour it was before",  # fresh31
         "I liked it the way it was before",
         "can you change it back",
         "put the lamp back the way it was, the green was fine",
