@@ -276,9 +276,12 @@ class Agent:
                 and not parsed.errors
                 and (honesty.stands_in(parsed.text, asked=conversation.request()) or ordered)
             ):
+                # An order's look is among the acting tools: among all the titled ones,
+                # "Doe het licht uit." came as led_state.
+                stood_in = honesty.stands_in(parsed.text, asked=conversation.request())
                 second = await second_look(
                     looking,
-                    grammar=recheck,
+                    grammar=recheck if stood_in or act_grammar is None else act_grammar,
                     without=without,
                     refusal=parsed.text,
                     elsewhere=elsewhere,

@@ -106,6 +106,7 @@ def agent_for(
     wrapped: bool = False,
     asked: dict[str, Callable[[str], bool]] | None = None,
     named: dict[str, Callable[[str], bool]] | None = None,
+    act: str | None = None,
 ) -> Agent:
     """``wrapped``: the tools wrap one tool, as the shell's ``ls`` and ``cat`` do;
     ``asked`` and ``named``: the ``asked_in`` and ``named_in`` of tools by name."""
@@ -125,6 +126,7 @@ def agent_for(
         recheck_grammar=recheck,
         recheck_without=without,
         recheck_elsewhere=elsewhere,
+        act_grammar=act,
         check_target=True,
     )
 
@@ -142,7 +144,8 @@ def test_a_text_answer_to_an_order_to_a_named_device_gets_a_second_look(
 ) -> None:
     strip = Strip()
     model = Model(said="You're welcome!", forced=fence("led", color="off"), side="yes")
-    agent = agent_for(model, strip, named={"led": lambda request: "light" in request})
+    named = {"led": lambda request: "light" in request}
+    agent = agent_for(model, strip, named=named, act="root ::= act")
     events = run_turn(agent, prompt)
     answer = events[-1]
     assert isinstance(answer, FinalAnswer)
@@ -150,6 +153,8 @@ def test_a_text_answer_to_an_order_to_a_named_device_gets_a_second_look(
     assert answer.text == ("The LED strip is now off." if looked else "You're welcome!")
     if looked:  # held back: the text the call replaced never showed
         assert not [e for e in events if isinstance(e, TextChunk)]
+        # the look is among the acting tools ("Doe het licht uit." came as led_state)
+        assert [r.grammar for r in model.requests if r.grammar] == ["root ::= act"]
 
 
 class Reader(Model):
