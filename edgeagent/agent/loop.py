@@ -269,16 +269,16 @@ class Agent:
                     return
                 raw, parsed = reviewed
             checked = followed  # the calls passed their checks (a follow-up's, a second look's)
+            stood_in = honesty.stands_in(parsed.text, asked=conversation.request())
             if (
                 recheck
                 and not records
                 and not parsed.calls
                 and not parsed.errors
-                and (honesty.stands_in(parsed.text, asked=conversation.request()) or ordered)
+                and (stood_in or ordered)
             ):
                 # An order's look is among the acting tools: among all the titled ones,
                 # "Doe het licht uit." came as led_state.
-                stood_in = honesty.stands_in(parsed.text, asked=conversation.request())
                 second = await second_look(
                     looking,
                     grammar=recheck if stood_in or act_grammar is None else act_grammar,
