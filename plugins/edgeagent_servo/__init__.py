@@ -14,6 +14,7 @@ from edgeagent_servo.aimed import aimed
 from edgeagent_servo.backends import BACKENDS
 from edgeagent_servo.controller import ServoController
 from edgeagent_servo.options import ServoOptions
+from edgeagent_servo.relative import corrected
 from edgeagent_servo.said import as_said
 
 __all__ = ["ServoController", "ServoOptions", "register_tools"]
@@ -26,13 +27,23 @@ def register_tools(register: Register, context: PluginContext) -> None:
     controller = ServoController(
         backend=servo, min_angle=options.min_angle, max_angle=options.max_angle
     )
+
     # "15 degrees back to the right" arrives as right: -15, "all the way left" as
     # left_of_center: -10, "halfway back to the centre" as center: true, read again
-    # against the servo's angle now (edgeagent_servo.said).
-    reread = as_said(
-        lowest=options.min_angle,
-        highest=options.max_angle,
-        current=lambda: controller.servo_state()["angle"],
+    # against the servo's angle now (edgeagent_servo.said); "wrong way, I meant right"
+    # and "30 degrees toward the middle" turn from elsewhere (edgeagent_servo.relative).
+    def current() -> float | None:
+        angle: float | None = controller.servo_state()["angle"]
+        return angle
+
+    reread = corrected(
+        as_said(
+            lowest=options.min_angle,
+            highest=options.max_angle,
+            current=current,
+            last_turn=controller.last_turn,
+        ),
+        current=current,
         last_turn=controller.last_turn,
     )
     # "point the camera at my cat" came as angle 90: a number the request gives no

@@ -341,7 +341,7 @@ def halfway_as_said(
         return None  # unknown until the servo is first moved: nothing to halve
     half = round(now / 2, 1)
     wanted = int(half) if half == int(half) else half
-    return None if _reaches(arguments, now) == wanted else {"angle": wanted}
+    return None if reaches(arguments, now) == wanted else {"angle": wanted}
 
 
 # The last move again: "and the same again", "do that once more", "nochmal", "encore
@@ -381,12 +381,12 @@ def again_as_said(
     now, turn = current(), last_turn()
     if now is None or not turn:
         return None
-    if _reaches(arguments, now) == round(now + turn, 1):
+    if reaches(arguments, now) == round(now + turn, 1):
         return None
     return {"by": turn}
 
 
-def _reaches(arguments: dict[str, Any], now: float) -> float | None:
+def reaches(arguments: dict[str, Any], now: float) -> float | None:
     """Where ``arguments`` would point the servo from ``now`` (rounded to 0.1 degree),
     or ``None`` for ``back`` (where it was before, unknown here) or arguments the servo
     refuses."""
