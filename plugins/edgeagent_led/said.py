@@ -52,6 +52,7 @@ from edgeagent_led.strip import (
     to_hex,
 )
 from edgeagent_led.undo import undone_as_said
+from edgeagent_led.unsaid import level_unsaid
 
 _N = r"(\d+(?:[.,]\d+)?)"
 _DIGIT = re.compile(r"\d")
@@ -315,8 +316,8 @@ def as_said(
     the request never calls off dropped, an effect or pixels the request does not name
     dropped, a colour named in another language or the one CSS name said, a change to another colour
     than the one the ``current()`` strip shows, then a brightness named relative to its
-    level; or, for a request that names the strip (``named``) and only a level, that
-    level alone."""
+    level, and one nobody said dropped (:mod:`edgeagent_led.unsaid`); or, for a request
+    that names the strip (``named``) and only a level, that level alone."""
 
     def reread(arguments: dict[str, Any], request: str) -> dict[str, Any] | None:
         if undone := undone_as_said(request, before=before, colors=_colors_said):
@@ -333,6 +334,6 @@ def as_said(
         level = brightness_as_said(
             changed or arguments, request, current=lambda: current().brightness
         )
-        return level or changed
+        return level_unsaid(level or changed or arguments, request) or level or changed
 
     return reread

@@ -216,7 +216,8 @@ def test_a_colour_word_of_another_language_is_its_css_colour(
         # The request names one colour of another language; the model wrote another.
         ({"color": "red"}, "Muda a cor da fita LED para roxo.", {"color": "purple"}),
         ({"color": "blue"}, "Mets la bande en bleu ciel", {"color": "skyblue"}),
-        ({"color": "purple", "brightness": 9}, "luce viola", {"color": "violet", "brightness": 9}),
+        # The brightness nobody said goes too (edgeagent_led.unsaid).
+        ({"color": "purple", "brightness": 9}, "luce viola", {"color": "violet"}),
         # Already that colour, none or two named, off, or no colour given: as written.
         ({"color": "Purple"}, "para roxo", None),
         ({"color": "red"}, "make it red", None),
