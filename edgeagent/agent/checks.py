@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import itertools
 import logging
+import re
 from collections.abc import Callable, Collection, Sequence
 from dataclasses import dataclass
 from typing import Any, Literal
@@ -220,7 +221,7 @@ class SideChecks:
     def _continues(self, call: ToolCall, prompt: str, earlier: tuple[str, str]) -> bool:
         """Whether a request the topic question refused may continue the turn before
         (``earlier``: its request, and all of it): a read call that carries a number
-        from there, or an acting call for a request that says "it" or "them" ("centre
+        or a file from there, or an acting call for a request that says "it" or "them" ("centre
         it over the crib, dead middle" after "how far off centre is the cot camera?",
         refused alone; blind prompts), where the request may go on from there at all
         (:func:`~edgeagent.agent.honesty.continues`: "who wrote pride and prejudice"
@@ -230,7 +231,7 @@ class SideChecks:
         an LED turn is no LED request."""
         if self.registry.get(call.name).kind is ToolKind.ACT:
             return honesty.refers_back(prompt)
-        return honesty.continues(prompt) and _carries_a_number(call, prompt, earlier[1])
+        return honesty.continues(prompt) and _carries(call, prompt, earlier[1])
 
     def orders(self, request: str) -> bool:
         """Whether ``request`` gives an order to a device it names itself (an acting
@@ -507,15 +508,25 @@ class SideChecks:
         return next((a for a in ("yes", "no") if word and a.startswith(word)), "")
 
 
-def _carries_a_number(call: ToolCall, prompt: str, earlier: str) -> bool:
-    """Whether ``call`` holds a number the turn before (``earlier``) holds and the
-    request does not: it computes on from an earlier result."""
+def _carries(call: ToolCall, prompt: str, earlier: str) -> bool:
+    """Whether ``call`` holds a number or a file the turn before (``earlier``) holds
+    and the request does not: it goes on from an earlier result. "how many times is
+    milk on there", after the todo list was read, came as ``grep`` of ``todo.txt``
+    and was refused as no search (blind prompts)."""
     before = {n.replace(",", "") for n in honesty.NUMBER.findall(earlier)}
+    leaves = _leaves(call.arguments)
     return any(
+        isinstance(leaf, str) and _FILE.fullmatch(leaf) and leaf in earlier and leaf not in prompt
+        for leaf in leaves
+    ) or any(
         n.replace(",", "") in before
-        for leaf in _leaves(call.arguments)
+        for leaf in leaves
         for n in honesty.new_numbers(str(leaf), prompt)
     )
+
+
+_FILE = re.compile(r"[\w./-]*\w\.[a-z]\w*|[\w.-]*/[\w./-]*")
+"""A file or folder as a call names it: ``todo.txt``, ``logs/app.log``, ``logs/``."""
 
 
 def _file_named(call: ToolCall, prompt: str) -> str | None:

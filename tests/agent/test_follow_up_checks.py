@@ -193,3 +193,59 @@ def test_corrections(request_: str) -> None:
 )
 def test_not_corrections(request_: str) -> None:
     assert not honesty.corrects(request_)
+
+
+class Files:
+    def __init__(self) -> None:
+        self.searched: list[list[str]] = []
+
+    @tool(name="cat", kind="read", title="Show a file")
+    def cat(self, path: str) -> str:
+        """Show a file."""
+        return "# Todo\n- milk\n- milk again"
+
+    @tool(name="grep", kind="read", title="Search files")
+    def grep(self, arguments: list[str]) -> str:
+        """Search files."""
+        self.searched.append(arguments)
+        return "2:- milk\n3:- milk again"
+
+
+def files_agent(search: list[str]) -> tuple[Agent, Files]:
+    """The first turn reads todo.txt; the second's ``grep`` call searches ``search``;
+    the topic question says no to it alone and yes asked with the turn before."""
+    files = Files()
+    follow_up = "how many times is milk on there"
+    engine = ScriptedEngine(
+        [
+            (r"^Request: \"what does the todo list say\"", "yes"),
+            (r"^what does the todo list say", fence("cat", path="todo.txt")),
+            (rf"^Request: \"what does the todo list say {follow_up}\"", "yes"),
+            (rf"^{follow_up}", fence("grep", arguments=search)),
+        ],
+        default="no",
+        context_window=4096,
+    )
+    agent = Agent(
+        llm=InProcessLLM(engine),
+        executor=ToolExecutor(ToolRegistry(tools_from(files, plugin="test"))),
+        call_format=get_call_format("fence"),
+        system_prompt="sys",
+        check_target=True,
+    )
+    return agent, files
+
+
+def test_a_read_of_the_file_the_turn_before_read_is_asked_about_with_it() -> None:
+    # Blind prompts: alone, the topic question said this was no search, and it was refused.
+    agent, files = files_agent(["todo.txt", "milk"])
+    said = answers(agent, "what does the todo list say", "how many times is milk on there")
+    assert files.searched == [["todo.txt", "milk"]]
+    assert not said[1].startswith("I can't do that here")
+
+
+def test_a_read_of_another_file_is_asked_about_alone() -> None:
+    agent, files = files_agent(["notes.txt", "milk"])
+    said = answers(agent, "what does the todo list say", "how many times is milk on there")
+    assert files.searched == []
+    assert said[1].startswith("I can't do that here")
