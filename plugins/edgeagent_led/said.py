@@ -34,7 +34,6 @@ prompts).
 
 from __future__ import annotations
 
-import itertools
 import re
 from collections.abc import Callable
 from typing import Any
@@ -178,10 +177,22 @@ _KEEP = re.compile(r"\b(?:keep|stay|leave|same|not|don\W?t|instead\s+of|rather\s
 
 def _css_names(folded: str) -> set[str]:
     """The CSS colour names a folded request may say: each word that is one, and each
-    two words that are one together ("make the light pink" says pink, or lightpink)."""
+    two or three words that are one together ("make the light pink" says pink, or
+    lightpink). A name of more words says its last word no more ("make the lights sky
+    blue then" is skyblue, not blue as the model wrote it; blind prompts), except after
+    "light", which may be the strip itself."""
     words = re.findall(r"[a-z]+", folded)
-    pairs = ["".join(pair) for pair in itertools.pairwise(words)]
-    return {name for name in words + pairs if name in _CSS_WORDS and name not in _COMMON}
+    names: set[str] = set()
+    covered: set[int] = set()
+    for size in (3, 2, 1):
+        for i in range(len(words) - size + 1):
+            name = "".join(words[i : i + size])
+            if name not in _CSS_WORDS or name in _COMMON or i in covered:
+                continue
+            names.add(name)
+            if size > 1 and words[i] not in ("light", "lights"):
+                covered.update(range(i + 1, i + size))
+    return names
 
 
 def change_as_said(

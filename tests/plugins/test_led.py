@@ -245,7 +245,10 @@ def test_a_colour_word_of_another_language_is_its_css_colour(
         ({"color": "green", "first": 0}, "los primeros dos píxeles en verde", None),
         # The one CSS colour name the request says, where the model wrote another name.
         ({"color": "orange"}, "switch it on, a nice warm orangered?", {"color": "orangered"}),
-        ({"color": "blurple"}, "make it sky blue", None),  # skyblue or blue: unclear
+        # A name of two words says its last word no more (fresh33: "blue" ran).
+        ({"color": "blurple"}, "make it sky blue", {"color": "skyblue"}),
+        ({"color": "blue"}, "make the lights sky blue then", {"color": "skyblue"}),
+        ({"color": "blue"}, "deep sky blue please", {"color": "deepskyblue"}),
         ({"color": "pink"}, "make the light pink", None),  # pink, or lightpink
         ({"color": "lightpink"}, "make the light pink", None),
         ({"color": "blurple"}, "deep crimson please", {"color": "crimson"}),
