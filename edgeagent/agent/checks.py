@@ -31,7 +31,14 @@ from edgeagent.llm.base import LLM, GenerateRequest
 from edgeagent.tools.executor import ToolCall
 from edgeagent.tools.registry import ToolRegistry
 from edgeagent.tools.tool import ToolKind
-from edgeagent.tools.words import FILE_SUFFIX, fold, names_file, one_slip, plain, said_in_words
+from edgeagent.tools.words import (
+    FILE_SUFFIX,
+    fold,
+    names_file,
+    one_slip,
+    plain,
+    said_in_words,
+)
 
 log = logging.getLogger(__name__)
 
@@ -71,6 +78,7 @@ class SideChecks:
         strict: bool = False,
         earlier: tuple[str, str] = ("", ""),
         said: str = "",
+        ran: Sequence[str] = (),
     ) -> Refusal | ToolCall | None:
         """A refusal when the model calls an acting tool (or a titled read tool) for a
         request that, asked in one constrained word, it says the tool is not for; or,
@@ -104,7 +112,11 @@ class SideChecks:
         asked again of both requests together.
         "and if I do that 4 times a week?" after "45 minutes at 9 calories a minute"
         called ``math`` with "405 * 4", and the topic question, asked of the follow-up
-        alone, said it was no math problem (blind prompts)."""
+        alone, said it was no math problem (blind prompts).
+
+        ``ran``, the tools whose calls succeeded in the conversation's earlier turns: a
+        call that undoes the last change, of the tool that made it, is asked nothing
+        (:meth:`_undoes`)."""
         for call in calls:
             if call.name not in self.registry:
                 continue
@@ -115,8 +127,8 @@ class SideChecks:
                     log.info("%s for %r: the %s is no device here", tool.name, prompt[:60], absent)
                     return Refusal(NO_DEVICE)
                 continue  # a read tool is checked when it names what it is about
-            if self._named(call, prompt):
-                log.info("%s is named in %r: no side question", tool.name, prompt[:60])
+            if self._named(call, prompt) or self._undoes(call, prompt, ran):
+                log.info("%s is named or undone in %r: no side question", tool.name, prompt[:60])
                 continue
             guess = self._guessed(call, prompt, said or prompt)
             if guess is not None:
@@ -195,6 +207,16 @@ class SideChecks:
         if tool.kind is not ToolKind.ACT or tool.named_in is None or not call.arguments:
             return False
         return tool.named_in(prompt) and self.unsaid([call], said=prompt, request=prompt) is None
+
+    def _undoes(self, call: ToolCall, prompt: str, ran: Sequence[str]) -> bool:
+        """Whether ``prompt`` asks to undo the last change (the tool's
+        :attr:`~edgeagent.tools.tool.Tool.undone_in`) and ``call``'s acting tool made
+        it: of the tools that ``ran`` in the conversation, the last acting one."""
+        undone_in = self.registry.get(call.name).undone_in
+        if undone_in is None or not undone_in(prompt):
+            return False
+        acts = [n for n in ran if n in self.registry and self.registry.get(n).kind is ToolKind.ACT]
+        return bool(acts) and acts[-1] == call.name
 
     def _guessed(self, call: ToolCall, prompt: str, said: str) -> str | None:
         """The text value of ``call``'s acting tool that no user message ``said``, where

@@ -104,6 +104,29 @@ class Conversation:
                 results.append(shown.get("result"))
         return results
 
+    def ran(self, names: Callable[[str], Sequence[str]]) -> list[str]:
+        """The tools whose calls succeeded in the turns before this one, oldest first;
+        ``names`` reads the tools a call message calls (the call format's parse). A
+        step's results follow its call message, a parse error's feedback first, so its
+        calls' results are its last ones."""
+        ran: list[str] = []
+        steps: list[tuple[list[str], list[bool]]] = []
+        starts = self.turn_starts()
+        for message in self.messages[self.kept : starts[-1] if starts else None]:
+            if message["role"] == "assistant":
+                steps.append((list(names(str(message["content"]))), []))
+            elif message["role"] == "tool" and steps:
+                try:
+                    shown = json.loads(message["content"])
+                except ValueError:
+                    shown = None
+                steps[-1][1].append(isinstance(shown, dict) and shown.get("ok") is True)
+        for called, oks in steps:
+            if len(oks) >= len(called):
+                tail = oks[len(oks) - len(called) :]
+                ran += [name for name, ok in zip(called, tail, strict=True) if ok]
+        return ran
+
     def turn_starts(self) -> list[int]:
         """Indices of the user messages that open each turn, oldest first."""
         return [i for i, m in enumerate(self.messages) if i >= self.kept and m["role"] == "user"]

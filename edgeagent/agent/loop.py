@@ -474,6 +474,7 @@ class Agent:
             said=conversation.said(),
             session=conversation.id,
             render=self.call_format.render_call,
+            ran=conversation.ran(lambda text: [c.name for c in self.call_format.parse(text).calls]),
         )
 
     async def prepare(self) -> None:

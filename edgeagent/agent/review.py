@@ -20,6 +20,7 @@ from edgeagent.agent.events import ErrorEvent
 from edgeagent.agent.second_look import Looking, look_elsewhere
 from edgeagent.tools.calls import ParsedOutput
 from edgeagent.tools.executor import ToolCall, ToolExecutor
+from edgeagent.tools.words import names_a_file
 
 log = logging.getLogger(__name__)
 
@@ -47,7 +48,10 @@ async def answered_itself(
     is not there, a refusal, math's "a number alone ... answer without the math tool").
     Its answer then is not asked again for a value only a tool can know: "how many legs
     does a spider have" came as ``math("4")``, refused, answered "A spider has 8 legs.",
-    and was made ``math("4 + 4")`` (fresh31)."""
+    and was made ``math("4 + 4")`` (fresh31).
+
+    A question about a file it names (:func:`asks_of_a_file`), where nothing was tried,
+    is answered from the file."""
     raw, parsed = output
     registry = turn.executor.registry
     if parsed.calls or acted(records) or failed_to_act(records, registry):
@@ -57,12 +61,25 @@ async def answered_itself(
         return await turn.look(grammar)
     if refused:
         return output
+    if not records and asks_of_a_file(turn.prompt):
+        log.info("model answered a question about a file unread; retrying with a call")
+        return await turn.look(grammar)
     if not await turn.checks.needs_a_call(
         turn.prompt, raw, parsed.text, shown=shown, session=turn.session, earlier=earlier
     ):
         return output
     log.info("model answered with a tool's value itself; retrying with a call")
     return await turn.look(grammar)
+
+
+def asks_of_a_file(request: str) -> bool:
+    """Whether ``request`` asks a question of a file it names and asks no change: "is
+    servo mentioned anywhere in notes.txt?" was answered "No, the servo is not mentioned
+    in notes.txt." with nothing read, and "anything about milk in todo.md?" refused
+    (blind prompts; every such text answer in the benchmarks' records was wrong, and
+    every change asked of a named file was refused right)."""
+    asks = names_a_file(request) and honesty.asks_a_question(request)
+    return asks and not honesty.asks_a_change(request)
 
 
 async def checked_calls(
@@ -81,7 +98,7 @@ async def checked_calls(
     A refused call gets a look elsewhere (:func:`~.second_look.look_elsewhere`) when
     the turn has a second look's grammar (``recheck``)."""
     refusal = await turn.checks.off_target(
-        turn.prompt, calls, session=turn.session, earlier=earlier, said=turn.said
+        turn.prompt, calls, session=turn.session, earlier=earlier, said=turn.said, ran=turn.ran
     )
     if refusal is None:
         return calls

@@ -54,6 +54,8 @@ class Looking:
     session: str
     render: Callable[[Sequence[ToolCall]], str]
     """Calls as the model writes them (the call format's), for calls the checks trim."""
+    ran: Sequence[str] = ()
+    """The tools whose calls succeeded in the conversation's earlier turns, oldest first."""
 
 
 async def second_look(

@@ -45,6 +45,9 @@ AskedIn = Callable[[str], bool]
 AimedIn = Callable[[str], bool]
 """Whether a request says where an acting tool's device should go (see
 :attr:`Tool.aimed_in`)."""
+UndoneIn = Callable[[str], bool]
+"""Whether a request asks an acting tool's device to undo its last change (see
+:attr:`Tool.undone_in`)."""
 WrapAsked = Callable[[str], "AskedIn | None"]
 """The :attr:`Tool.asked_in` of a ``.tool`` wrapper of a command ``template``, or
 ``None`` where it answers whatever its topic question says (see
@@ -160,6 +163,13 @@ class Tool:
     is a guess and does not run (:meth:`~edgeagent.agent.checks.SideChecks.off_target`).
     "point the camera at my cat" came as ``angle: 90`` (two blind sets), "move the servo
     to Japan" as 90, and both side questions said yes."""
+    undone_in: UndoneIn | None = None
+    """Whether a request asks this acting tool's device to undo its last change ("hmm
+    no, undo that", "go back to where it was"): a call of it, where its device is the
+    one the conversation changed last, faces no side question
+    (:meth:`~edgeagent.agent.checks.SideChecks.off_target`). Asked of the request
+    alone, the capability question said the LED strip could not "undo that" and the
+    servo could not "go back to where it was" (blind prompts)."""
     asked_in: AskedIn | None = None
     """Whether a request asks what this titled read tool answers: a call for a request
     that does not is off its topic, refused without the topic question and looked at

@@ -98,3 +98,12 @@ def names_file(path: str, request: str) -> bool:
         return False
     words = plain(request).split()
     return stem in words or stem in {a + b for a, b in itertools.pairwise(words)}
+
+
+_A_FILE = re.compile(r"(?<![\w.])[\w-]+\.[A-Za-z]\w{1,4}\b(?!\.\w)")
+
+
+def names_a_file(request: str) -> bool:
+    """Whether ``request`` names a file by its whole name, extension and all
+    ("notes.txt", "logs/app.log"); "e.g." and "3.14" are none."""
+    return bool(_A_FILE.search(request))

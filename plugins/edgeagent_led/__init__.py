@@ -15,6 +15,7 @@ from edgeagent_led.controller import LedController
 from edgeagent_led.names import names_the_strip, said_colors
 from edgeagent_led.options import LedOptions
 from edgeagent_led.said import as_said
+from edgeagent_led.undo import asks_undo
 
 __all__ = ["LedController", "LedOptions", "register_tools"]
 
@@ -32,6 +33,8 @@ def register_tools(register: Register, context: PluginContext) -> None:
     # nobody said, for a request that names no light, is a guess (edgeagent_led.names).
     led = make_tool(controller.led, plugin="led")
     said_in = said_colors(controller.state)
-    register(replace(led, reread=reread, named_in=names_the_strip, said_in=said_in))
+    # "hmm no, undo that" after a change of the strip is the strip's (edgeagent_led.undo).
+    led = replace(led, reread=reread, named_in=names_the_strip, said_in=said_in)
+    register(replace(led, undone_in=asks_undo))
     register(controller.led_state)
     context.on_close(controller.close)

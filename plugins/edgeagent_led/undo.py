@@ -83,3 +83,8 @@ def undone_as_said(
         return None
     said = {to_hex(name) for name in colors(request)}
     return None if said - {to_hex(meant.get("color", BLACK))} else meant
+
+
+def asks_undo(request: str) -> bool:
+    """The ``led`` tool's ``undone_in``: whether the ``request`` asks to undo."""
+    return bool(_UNDO.search(fold(request)))

@@ -14,7 +14,7 @@ from edgeagent_servo.aimed import aimed
 from edgeagent_servo.backends import BACKENDS
 from edgeagent_servo.controller import ServoController
 from edgeagent_servo.options import ServoOptions
-from edgeagent_servo.relative import corrected
+from edgeagent_servo.relative import asks_undo, corrected
 from edgeagent_servo.said import as_said
 
 __all__ = ["ServoController", "ServoOptions", "register_tools"]
@@ -49,6 +49,7 @@ def register_tools(register: Register, context: PluginContext) -> None:
     # "point the camera at my cat" came as angle 90: a number the request gives no
     # ground for is a guess (edgeagent_servo.aimed).
     servo_tool = make_tool(controller.servo, plugin="servo")
-    register(replace(servo_tool, reread=reread, aimed_in=aimed))
+    # "actually no, go back to where it was" after a move is the servo's.
+    register(replace(servo_tool, reread=reread, aimed_in=aimed, undone_in=asks_undo))
     register(controller.servo_state)
     context.on_close(controller.close)

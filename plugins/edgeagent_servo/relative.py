@@ -22,7 +22,7 @@ from collections.abc import Callable
 from typing import Any
 
 from edgeagent.plugin import Reread, fold
-from edgeagent_servo.said import DIRECTIONS, reaches
+from edgeagent_servo.said import _BACK, DIRECTIONS, reaches
 
 _WRONG_WAY = re.compile(
     r"\bwrong\s+(?:way|direction|side)\b|\bi\s+meant\s+(?:to\s+the\s+)?(?:left|right|the\s+other)\b|"
@@ -85,6 +85,13 @@ def toward_center_as_said(
     if reaches(arguments, now) == round(now + turn, 1):
         return None
     return {"by": turn}
+
+
+def asks_undo(request: str) -> bool:
+    """The servo's ``undone_in``: whether the ``request`` asks to go back where the
+    servo was ("undo that", "go back to where it was", "comme avant"); "back" alone may
+    be a turn ("back 20 to the left") and is not."""
+    return bool(_BACK.search(fold(request)))
 
 
 def corrected(

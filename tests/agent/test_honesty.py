@@ -1125,3 +1125,48 @@ def test_a_request_put_as_a_question_or_a_read_is_told_from_an_order(
     request_: str, question: bool
 ) -> None:
     assert honesty.asks_a_question(request_) is question
+
+
+class Reader:
+    def __init__(self) -> None:
+        self.read: list[list[str]] = []
+
+    @tool(name="grep", title="Search files", answer=lambda r: str(r))
+    def grep(self, arguments: list[str]) -> str:
+        """Search files."""
+        self.read.append(arguments)
+        return "notes.txt:1:Buy a new servo."
+
+
+@pytest.mark.parametrize(
+    ("request_", "said"),
+    [
+        # fresh34: a claim about the file with nothing read.
+        ("is servo mentioned anywhere in notes.txt?", "No, the servo is not mentioned."),
+        # fresh12: a refusal of a read the tools can do.
+        ("anything about servo in notes.txt?", "I can't do that here: I can't read files."),
+    ],
+)
+def test_a_question_about_a_named_file_answered_unread_is_a_forced_read(
+    request_: str, said: str
+) -> None:
+    reader = Reader()
+    model = GrammarAwareModel(said=said, forced=fence("grep", arguments=["servo", "notes.txt"]))
+    answer = final(run_turn(forcing_agent(model, reader), request_))
+    assert reader.read == [["servo", "notes.txt"]]
+    assert "Buy a new servo" in answer.text
+
+
+@pytest.mark.parametrize(
+    "request_",
+    ["can you delete notes.txt?", "add 'buy batteries' to my todo.md", "rm todo.md its done"],
+)
+def test_a_change_asked_of_a_named_file_is_not_forced_into_a_read(request_: str) -> None:
+    reader = Reader()
+    model = GrammarAwareModel(
+        said="I can't do that here: none of my tools can change files.",
+        forced=fence("grep", arguments=["x", "notes.txt"]),
+    )
+    answer = final(run_turn(forcing_agent(model, reader), request_))
+    assert reader.read == []
+    assert answer.text.startswith("I can't do that here")

@@ -188,3 +188,22 @@ def test_an_undo_switches_back_on_or_off_as_it_was() -> None:
 def test_an_undo_to_pixels_of_several_colours_is_left_to_the_model() -> None:
     mixed: list[dict[str, Any]] = [{"color": "red", "first": 0, "last": 1}, {"color": "blue"}]
     assert reread_after(mixed, {"color": "red"}, "undo that") is None
+
+
+@pytest.mark.parametrize(
+    ("request_", "undoes"),
+    [
+        ("hmm no, undo that", True),
+        ("put the light back how it was", True),
+        ("wie vorher bitte", True),
+        ("turn it back on", False),
+        ("make it blue", False),
+    ],
+)
+def test_the_strip_reads_an_undo(request_: str, undoes: bool) -> None:
+    loaded = load_plugin(edgeagent_led, name="led", options={"backend": "mock"})
+    try:
+        undone_in = loaded.registry.get("led").undone_in
+        assert undone_in is not None and undone_in(request_) is undoes
+    finally:
+        loaded.close()

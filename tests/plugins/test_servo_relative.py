@@ -108,3 +108,22 @@ def test_toward_the_center_without_one_amount_stays_as_read(
 ) -> None:
     meant, _ = _reread_after([{"angle": at}], arguments, request_)
     assert meant is None or "by" not in meant
+
+
+@pytest.mark.parametrize(
+    ("request_", "undoes"),
+    [
+        ("actually no, go back to where it was", True),
+        ("undo that", True),
+        ("put it back in its previous position", True),
+        ("back 20 to the left", False),  # a turn
+        ("turn it back on", False),
+    ],
+)
+def test_the_servo_reads_an_undo(request_: str, undoes: bool) -> None:
+    loaded = load_plugin(edgeagent_servo, name="servo", options={"backend": "mock"})
+    try:
+        undone_in = loaded.registry.get("servo").undone_in
+        assert undone_in is not None and undone_in(request_) is undoes
+    finally:
+        loaded.close()
