@@ -20,6 +20,7 @@ import shlex
 from typing import Any
 
 from edgeagent.plugin import AskedIn, fold
+from edgeagent_shell.rooted import unrooted_as_said
 
 COUNTS = {
     "-l": r"lines?|rows?|entries|records|zeilen?|lignes?|lineas?|filas?|righe|righi|linhas?"
@@ -76,7 +77,8 @@ def asked_of(template: str) -> AskedIn | None:
 
 
 def command_as_said(arguments: dict[str, Any], request: str) -> dict[str, Any] | None:
-    """The ``shell`` tool's reread: its ``command`` with the count the request asks for."""
+    """The ``shell`` tool's reread: its ``command`` with the count the request asks for
+    and the paths it says relative (:mod:`edgeagent_shell.rooted`)."""
     command = arguments.get("command")
     if not isinstance(command, str):
         return None
@@ -85,14 +87,18 @@ def command_as_said(arguments: dict[str, Any], request: str) -> dict[str, Any] |
     except ValueError:
         return None  # the policy's error says what is wrong with it
     counted = count_as_said(argv, request)
+    counted = unrooted_as_said(counted or argv, request) or counted
     return None if counted is None else {**arguments, "command": shlex.join(counted)}
 
 
 def wrapped_as_said(template: str, arguments: list[str], request: str) -> list[str] | None:
     """A ``.tool`` wrapper's argument list with the count the request asks for, where
-    its ``template`` runs ``wc`` with the list right after the program."""
+    its ``template`` runs ``wc`` with the list right after the program, and the paths
+    the request says relative."""
     program, _, rest = template.partition(" ")
-    if not rest.startswith("{arguments}"):
-        return None  # options of the template's own come first
-    counted = count_as_said([program, *arguments], request)
+    # A count is added only where the list follows the program (no options of its own).
+    counted = (
+        count_as_said([program, *arguments], request) if rest.startswith("{arguments}") else None
+    )
+    counted = unrooted_as_said(counted or [program, *arguments], request) or counted
     return None if counted is None else counted[1:]

@@ -325,6 +325,31 @@ def test_answer_cuts_long_output_and_says_so(tree: Path) -> None:
 @pytest.mark.parametrize(
     ("command", "request_", "read"),
     [
+        # fresh34: refused as outside the allowed directories.
+        (
+            "wc -l /logs/app.log",
+            "fine, then how many lines are in logs/app.log?",
+            "wc -l logs/app.log",
+        ),
+        ("cat /notes.txt", "what does notes.txt say", "cat notes.txt"),
+        ("wc /logs/app.log", "how many lines in logs/app.log", "wc -l logs/app.log"),
+        ("cat /etc/passwd", "show me etc/passwd and /etc/passwd", None),  # said rooted too
+        ("cat /etc/hostname", "what's this machine called?", None),  # never said
+        ("ls /", "list everything in /", None),
+    ],
+)
+def test_a_path_the_request_says_relative_is_relative(
+    tree: Path, command: str, request_: str, read: str | None
+) -> None:
+    shell = make_shell(tree)
+    assert shell.reread is not None
+    again = shell.reread({"command": command}, request_)
+    assert (again and again["command"]) == read
+
+
+@pytest.mark.parametrize(
+    ("command", "request_", "read"),
+    [
         ("wc notes.txt", "how many lines are in notes.txt?", "wc -l notes.txt"),
         ("wc data.csv", "wie viele Zeilen hat data.csv", "wc -l data.csv"),
         ("wc notes.txt", "how many words are in my notes", "wc -w notes.txt"),

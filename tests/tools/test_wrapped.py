@@ -343,6 +343,10 @@ def test_a_wrapper_reads_again_what_its_wrapped_tool_reads_again(tmp_path: Path)
     assert wc.reread({"arguments": ["notes.txt"]}, "lines and words in notes?") is None
     assert wc.reread({"arguments": ["notes.txt"]}, "how big is notes.txt?") is None
     assert wc.reread({"arguments": "'unbalanced"}, "how many lines") is None
+    # A path the request says relative, written rooted (fresh34: refused as outside).
+    rooted = wc.reread({"arguments": ["-l", "/notes.txt"]}, "how many lines are in notes.txt?")
+    assert rooted == {"arguments": ["-l", "notes.txt"]}
+    assert call(registry, "wc", rooted)["result"]["output"] == "2 notes.txt\n"
     # A wrapper of a tool that reads nothing again reads nothing again.
     assert registry.get("cat").reread is not None
     assert registry.get("cat").reread({"arguments": ["notes.txt"]}, "how many lines") is None
