@@ -99,11 +99,11 @@ _BACK = re.compile(
 )
 
 
-# Where to point: "to 40", "auf 40", "sur 40", "para 40"; Dutch "op 40", "naar 40";
+# Where to point: "to 40", "face 40", "auf 40", "sur 40", "para 40"; Dutch "op 40", "naar 40";
 # Polish "na 40"; Swedish "till 40", "på 40"; "hasta 40", "fino a 40", "até 40", "bis 40".
 _TO_NUMBER = re.compile(
-    r"\b(?:to|at|auf|sur|para|posicao\s+de|posicion\s+de|posizione\s+di|position(?:\s+of)?|"
-    r"op|naar|na|till|pa|hasta|fino\s+a|ate|bis(?:\s+auf)?)"
+    r"\b(?:to|at|fac(?:e|ing)|auf|sur|para|posicao\s+de|posicion\s+de|posizione\s+di|"
+    r"position(?:\s+of)?|op|naar|na|till|pa|hasta|fino\s+a|ate|bis(?:\s+auf)?)"
     r"\s+(\d+(?:[.,]\d+)?)"
 )
 # Onward: "further", "weiter(e)", "encore", "ancora", "altri", "otros", "mais"; Dutch
