@@ -59,6 +59,12 @@ OTHER_LANGUAGES = {
               "olivgrön", "oliwkowy"),
 }  # fmt: skip
 
+# English colour phrases with no CSS name of their own: "now make the lights a deep navy
+# blue" came as ``color: "deep navy blue"``, which no strip knows (fresh35).
+ENGLISH_PHRASES = {
+    "navy blue": "navy", "baby blue": "lightblue", "baby pink": "pink", "blood red": "darkred",
+}  # fmt: skip
+
 # Russian colour adjectives, by stem (folded: "ё" is "е", "й" is "и"), in any of their
 # endings: "Сделай свет жёлтым" came as ``color: "yellow"`` and was refused as a guess
 # (fresh30). A stem alone is no colour ("бел" in "белка", a squirrel, has no ending).
@@ -118,6 +124,7 @@ _CSS_NAME = {
     **{fold(word): name for name, words in OTHER_LANGUAGES.items() for word in words},
     **{fold(word): name for word, name in _shaded().items()},
     **_russian(),
+    **ENGLISH_PHRASES,
 }
 _WORD = re.compile(r"\b(" + "|".join(sorted(_CSS_NAME, key=len, reverse=True)) + r")\b")
 """A colour word of another language, the longest first ("bleu ciel" before "bleu")."""

@@ -836,3 +836,25 @@ def test_the_colours_a_request_says_without_a_strip_are_its_words_alone() -> Non
         raise SimulatorUnreachableError("LED simulator at http://127.0.0.1:1 is not running")
 
     assert set(said_colors(unreachable)("Mach das Licht bitte blau")) == {"blue"}
+
+
+@pytest.mark.parametrize(
+    ("arguments", "request_", "color"),
+    [
+        # fresh35: no strip knows "deep navy blue".
+        ({"color": "deep navy blue"}, "now make the lights a deep navy blue", "navy"),
+        ({"color": "babyblue"}, "baby blue please", "lightblue"),
+        ({"color": "red"}, "make it blood red", "darkred"),
+    ],
+)
+def test_an_english_colour_phrase_is_its_css_colour(
+    arguments: dict[str, Any], request_: str, color: str
+) -> None:
+    loaded = load_plugin(edgeagent_led, name="led", options={"backend": "mock"})
+    try:
+        hook = loaded.registry.get("led").reread
+        assert hook is not None
+        outcome = loaded.call("led", **(hook(arguments, request_) or arguments))
+        assert outcome.ok and outcome.result["color"] == color
+    finally:
+        loaded.close()
