@@ -170,6 +170,9 @@ class SideChecks:
             # colour" after a square root was refused (blind prompts).
             corrected = bool(acts and answer == "yes" and earlier[0] and honesty.corrects(prompt))
             if answer == "no" and earlier[0] and self._continues(call, prompt, earlier):
+                # The file the turn before named ("what does the todo list say"), too.
+                if named is None and not acts and (named := _file_named(call, both)):
+                    topic = f"{topic} ({named})"
                 answer = await self.ask(target_question(both, topic), session=session)
                 log.info("target check with the turn before: %r -> %r", both[:90], answer)
             asked_more = answer == "yes" and bool(tool.title) and bool(acts or strict or changes)

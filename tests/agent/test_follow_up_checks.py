@@ -220,7 +220,12 @@ def files_agent(search: list[str]) -> tuple[Agent, Files]:
         [
             (r"^Request: \"what does the todo list say\"", "yes"),
             (r"^what does the todo list say", fence("cat", path="todo.txt")),
-            (rf"^Request: \"what does the todo list say {follow_up}\"", "yes"),
+            # Asked with the turn before, and the file it named (fresh33).
+            (
+                rf"^Request: \"what does the todo list say {follow_up}\"\n"
+                r"Is this request about Search files \(todo.txt\)\?",
+                "yes",
+            ),
             (rf"^{follow_up}", fence("grep", arguments=search)),
         ],
         default="no",
