@@ -30,7 +30,7 @@ from edgeagent.errors import LLMError
 from edgeagent.llm.base import LLM, GenerateRequest
 from edgeagent.tools.executor import ToolCall
 from edgeagent.tools.registry import ToolRegistry
-from edgeagent.tools.tool import ToolKind
+from edgeagent.tools.tool import Tool, ToolKind
 from edgeagent.tools.words import (
     FILE_SUFFIX,
     fold,
@@ -148,7 +148,8 @@ class SideChecks:
             if changes and not honesty.asks_a_question(prompt):
                 log.info("read call %s for an order to change: %r", tool.name, prompt[:60])
                 return Refusal(_ONLY_READS.format(tool=tool.name))
-            if not changes and tool.asked_in is not None and not tool.asked_in(prompt):
+            asked_in = tool.asked_in if _carried(tool, call, prompt) else None
+            if not changes and asked_in is not None and not asked_in(prompt):
                 log.info("%s does not answer what %r asks", tool.name, prompt[:60])
                 return Refusal(
                     f"I can't do that here: {tool.name} is for {tool.title}, not for this.",
@@ -531,6 +532,18 @@ class SideChecks:
             return ""
         word = (words.strip().split() or [""])[0].strip(".,!'\"").lower()
         return next((a for a in ("yes", "no") if word and a.startswith(word)), "")
+
+
+def _carried(tool: Tool, call: ToolCall, prompt: str) -> bool:
+    """Whether ``call`` of ``tool`` holds none of its user's words
+    (:attr:`~edgeagent.tools.tool.Tool.user_words`) as ``prompt`` says them: carried from
+    an earlier turn, so its :attr:`~edgeagent.tools.tool.Tool.asked_in` decides. A tool
+    without user words is always asked by its ``asked_in``."""
+    heard = plain(prompt)
+    return all(
+        not (value := plain(str(call.arguments.get(name, "")))) or value not in heard
+        for name in tool.user_words
+    )
 
 
 def _carries(call: ToolCall, prompt: str, earlier: str) -> bool:

@@ -175,7 +175,10 @@ class Tool:
     that does not is off its topic, refused without the topic question and looked at
     again among its siblings (:meth:`~edgeagent.agent.checks.SideChecks.off_target`).
     The shell's ``wc`` answers a count: "what's on my todo list?" came as ``wc todo``,
-    and the topic question said yes (blind prompts)."""
+    and the topic question said yes (blind prompts). A tool with user's words
+    (:attr:`user_words`) asks it only of a call that carries them all from an earlier
+    turn: the weather's, "guess i'm packing a raincoat then" after a forecast came as
+    that forecast again."""
     reread_wrapped: WrapReread | None = None
     """A wrappable tool's :attr:`reread` for the ``.tool`` files that wrap it, which
     see only their argument list (the shell: ``wc`` asked for lines runs ``wc -l``)."""

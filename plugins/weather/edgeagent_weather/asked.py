@@ -1,0 +1,42 @@
+"""Whether a request asks for a forecast, where the call's place comes from earlier.
+
+After a forecast, remarks and questions about the weather came as the same forecast
+again: "guess i'm packing a raincoat then", "do you think I'll need a rain jacket?",
+"sweet, gonna be a bbq day then", "do bees fly when it rains?" (blind prompts). In the
+benchmarks' records, of the nine weather calls whose request named neither the place
+nor a day, eight were such turns, which need no tool; the ninth said "two days from
+now". A call whose place the request does not say (carried from an earlier turn) is
+asked for only by a request that names a day or a time, the weather or forecast itself,
+or asks what it will be like ("will it rain?", "is it going to be cold?");
+:meth:`~edgeagent.agent.checks.SideChecks.off_target` refuses the others as off the
+tool's topic.
+"""
+
+from __future__ import annotations
+
+import re
+
+from edgeagent.plugin import fold
+from edgeagent_weather.said import said_day
+
+_ASKED = re.compile(
+    # the weather itself, in the languages the tool reads days in, and Russian and CJK
+    r"\b(?:weather|forecast|temperature|wetter|vorhersage|meteo|temps|tiempo|clima|"
+    r"pronostico|previs|tempo|weer|verwachting|vader|vejr|vaer|pogod|prognoz|saa|hava)\w*"
+    r"|погод|прогноз|天気|天气|気温|날씨|기온"
+    # a time of its own: "today", "tonight", "now", "this weekend", "two days from now"
+    r"|\b(?:today|tonight|now|weekend|week|morning|afternoon|evening|days?\s+from\s+now|"
+    r"next\s+few\s+days|heute|jetzt|morgens|abends|aujourd|ce\s+soir|maintenant|hoy|ahora|"
+    r"esta\s+noche|oggi|stasera|adesso|hoje|agora|vandaag|vanavond|nu|idag|ikvall|i\s+kvall|"
+    r"dzis|teraz|dnes|tanaan|bugun)\b|сегодня|сейчас|завтра|выходн|今日|今夜|今天|今晚|现在|"
+    r"明日|明天|明後日|后天|週末|周末|오늘|지금|내일|모레|주말"
+    # what it will be like: "will it rain?", "is it going to be cold?", "how warm"
+    r"|\b(?:will\s+it|is\s+it\s+going\s+to|it\s+gonna|going\s+to\s+be|how\s+(?:cold|hot|"
+    r"warm|windy|wet|sunny))\b"
+)
+
+
+def asks_a_forecast(request: str) -> bool:
+    """The ``weather`` tool's ``asked_in``: whether ``request`` asks for a forecast
+    without naming the place."""
+    return said_day(request) is not None or bool(_ASKED.search(fold(request)))
