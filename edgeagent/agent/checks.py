@@ -226,9 +226,11 @@ class SideChecks:
         """The text value of ``call``'s acting tool that no user message ``said``, where
         the tool says how its values are said (``said_in``) and ``prompt`` does not name
         its device; or its number no user message said, where the tool says when a
-        request aims it (``aimed_in``) and ``prompt`` neither does nor refers back;
-        ``None``: no guess. "¿Puedes encender el ahumador?" (a smoker) came as ``led``
-        with ``color: "red"``, and both side questions said yes (blind prompts)."""
+        request aims it (``aimed_in``) and ``prompt`` neither does nor refers back to a
+        value ("point the camera to that angle"; "now move it to the kitchen" refers
+        back to the camera only, and came as ``left: 90``: fresh36); ``None``: no guess.
+        "¿Puedes encender el ahumador?" (a smoker) came as ``led`` with ``color:
+        "red"``, and both side questions said yes (blind prompts)."""
         tool = self.registry.get(call.name)
         if tool.kind is not ToolKind.ACT:
             return None
@@ -239,7 +241,7 @@ class SideChecks:
             guesses = [v for v in leaves if isinstance(v, str) and unheard(v)]
             if guesses:
                 return guesses[0]
-        if tool.aimed_in is None or tool.aimed_in(prompt) or honesty.refers_back(prompt):
+        if tool.aimed_in is None or tool.aimed_in(prompt) or _A_VALUE_BACK.search(prompt):
             return None
         numbers = [v for v in leaves if isinstance(v, int | float) and not isinstance(v, bool)]
         return next((str(v) for v in numbers if unheard(v)), None)
@@ -563,6 +565,11 @@ def _carries(call: ToolCall, prompt: str, earlier: str) -> bool:
     )
 
 
+_A_VALUE_BACK = re.compile(
+    r"\b(?:that|this|those|these|same|double|twice|half|previous|last|earlier)\b", re.IGNORECASE
+)
+"""A request's reference back to a value ("to that angle", "double that"), not only to
+a device ("move it")."""
 _FILE = re.compile(r"[\w./-]*\w\.[a-z]\w*|[\w.-]*/[\w./-]*")
 """A file or folder as a call names it: ``todo.txt``, ``logs/app.log``, ``logs/``."""
 

@@ -484,7 +484,10 @@ class Camera:
         ("move the servo to Japan", False),
         ("servo to 90", True),
         ("turn the camera left", True),  # a side: the number is the model's reading
-        ("ok now aim it at the couch", True),  # "it" may carry an earlier number
+        # "it" is the camera, and carries no number (fresh36: "now move it to the kitchen").
+        ("ok now aim it at the couch", False),
+        ("point it to that angle", True),  # "that" may carry an earlier number
+        ("now set it to double that", True),
     ],
 )
 def test_a_number_no_one_said_for_a_request_that_aims_nowhere_is_a_guess(
