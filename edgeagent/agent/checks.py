@@ -12,13 +12,20 @@ from __future__ import annotations
 
 import itertools
 import logging
-import re
 from collections.abc import Callable, Collection, Sequence
 from dataclasses import dataclass
 from typing import Any, Literal
 
 from edgeagent.agent import honesty
 from edgeagent.agent.absent import absent_for
+from edgeagent.agent.carried import (
+    A_VALUE_BACK,
+    carried,
+    carries,
+    file_named,
+    leaves,
+    number,
+)
 from edgeagent.agent.honesty import (
     YES_NO,
     calculation_question,
@@ -30,11 +37,10 @@ from edgeagent.errors import LLMError
 from edgeagent.llm.base import LLM, GenerateRequest
 from edgeagent.tools.executor import ToolCall
 from edgeagent.tools.registry import ToolRegistry
-from edgeagent.tools.tool import Tool, ToolKind
+from edgeagent.tools.tool import ToolKind
 from edgeagent.tools.words import (
     FILE_SUFFIX,
     fold,
-    names_file,
     one_slip,
     plain,
     said_in_words,
@@ -148,7 +154,7 @@ class SideChecks:
             if changes and not honesty.asks_a_question(prompt):
                 log.info("read call %s for an order to change: %r", tool.name, prompt[:60])
                 return Refusal(_ONLY_READS.format(tool=tool.name))
-            asked_in = tool.asked_in if _carried(tool, call, prompt) else None
+            asked_in = tool.asked_in if carried(tool, call, prompt) else None
             if not changes and asked_in is not None and not asked_in(prompt):
                 log.info("%s does not answer what %r asks", tool.name, prompt[:60])
                 return Refusal(
@@ -156,7 +162,7 @@ class SideChecks:
                     off_topic=True,
                 )
             topic = tool.title or tool.description
-            named = None if acts else _file_named(call, prompt)
+            named = None if acts else file_named(call, prompt)
             if named is not None:
                 # "what's on my todo list" as cat todo.txt: asked of the title alone,
                 # the model said it was not about showing a file (three blind sets).
@@ -172,7 +178,7 @@ class SideChecks:
             corrected = bool(acts and answer == "yes" and earlier[0] and honesty.corrects(prompt))
             if answer == "no" and earlier[0] and self._continues(call, prompt, earlier):
                 # The file the turn before named ("what does the todo list say"), too.
-                if named is None and not acts and (named := _file_named(call, both)):
+                if named is None and not acts and (named := file_named(call, both)):
                     topic = f"{topic} ({named})"
                 answer = await self.ask(target_question(both, topic), session=session)
                 log.info("target check with the turn before: %r -> %r", both[:90], answer)
@@ -235,15 +241,15 @@ class SideChecks:
         if tool.kind is not ToolKind.ACT:
             return None
         unheard = self._unheard(call, said=said, request=prompt)
-        leaves = list(_leaves(call.arguments))
+        values = list(leaves(call.arguments))
         named = tool.named_in is not None and tool.named_in(prompt)
         if tool.said_in is not None and not named:
-            guesses = [v for v in leaves if isinstance(v, str) and unheard(v)]
+            guesses = [v for v in values if isinstance(v, str) and unheard(v)]
             if guesses:
                 return guesses[0]
-        if tool.aimed_in is None or tool.aimed_in(prompt) or _A_VALUE_BACK.search(prompt):
+        if tool.aimed_in is None or tool.aimed_in(prompt) or A_VALUE_BACK.search(prompt):
             return None
-        numbers = [v for v in leaves if isinstance(v, int | float) and not isinstance(v, bool)]
+        numbers = [v for v in values if isinstance(v, int | float) and not isinstance(v, bool)]
         return next((str(v) for v in numbers if unheard(v)), None)
 
     def _continues(self, call: ToolCall, prompt: str, earlier: tuple[str, str]) -> bool:
@@ -259,7 +265,7 @@ class SideChecks:
         an LED turn is no LED request."""
         if self.registry.get(call.name).kind is ToolKind.ACT:
             return honesty.refers_back(prompt)
-        return honesty.continues(prompt) and _carries(call, prompt, earlier[1])
+        return honesty.continues(prompt) and carries(call, prompt, earlier[1])
 
     def orders(self, request: str) -> bool:
         """Whether ``request`` gives an order to a device it names itself (an acting
@@ -345,7 +351,7 @@ class SideChecks:
         "che tempo fa a Bologna sabato?" -> ``day: "saturday"``."""
         for call in calls:
             unheard = self._unheard(call, said=said, request=request)
-            guesses = [v for v in _leaves(call.arguments) if unheard(v)]
+            guesses = [v for v in leaves(call.arguments) if unheard(v)]
             if guesses and not self._read_as_said(call, request, unheard):
                 return str(guesses[0])
         return None
@@ -365,7 +371,7 @@ class SideChecks:
         except Exception:
             log.exception("%s: its reread failed", call.name)
             return False
-        return bool(again) and not any(unheard(v) for v in _leaves(again))
+        return bool(again) and not any(unheard(v) for v in leaves(again))
 
     def said_only(
         self, calls: Sequence[ToolCall], *, said: str, request: str = ""
@@ -387,9 +393,9 @@ class SideChecks:
             kept = {
                 name: value
                 for name, value in call.arguments.items()
-                if name in required or not any(unheard(leaf) for leaf in _leaves(value))
+                if name in required or not any(unheard(leaf) for leaf in leaves(value))
             }
-            heard = [v for v in _leaves(kept) if not isinstance(v, bool) and v is not None]
+            heard = [v for v in leaves(kept) if not isinstance(v, bool) and v is not None]
             if kept != call.arguments and heard:
                 log.info("%s %r without what nobody said: %r", call.name, call.arguments, kept)
                 call = ToolCall(call.name, kept)
@@ -405,7 +411,7 @@ class SideChecks:
         heard = plain(said)
         spoken = heard.split()
         joined = {a + b for a, b in itertools.pairwise(spoken)}  # "sky blue"
-        numbers = {_number(n) for n in honesty.NUMBER.findall(said)}
+        numbers = {number(n) for n in honesty.NUMBER.findall(said)}
         read = self._read_from(call.name, request)
         read_words = {fold(v.strip()) for v in read if isinstance(v, str)}
 
@@ -415,7 +421,7 @@ class SideChecks:
             if isinstance(value, str) and fold(value.strip()) in read_words:
                 return False
             if isinstance(value, int | float):
-                return _number(str(abs(value))) not in numbers
+                return number(str(abs(value))) not in numbers
             if isinstance(value, str) and not value.startswith("-"):
                 words = plain(FILE_SUFFIX.sub("", value))
                 if not words or f" {words} " in f" {heard} " or words in joined:
@@ -435,7 +441,7 @@ class SideChecks:
         values: list[Any] = []
         try:
             if tool.reread is not None:
-                values += list(_leaves(tool.reread({}, request) or {}))
+                values += list(leaves(tool.reread({}, request) or {}))
             if tool.said_in is not None:
                 values += list(tool.said_in(request))
         except Exception:
@@ -534,72 +540,3 @@ class SideChecks:
             return ""
         word = (words.strip().split() or [""])[0].strip(".,!'\"").lower()
         return next((a for a in ("yes", "no") if word and a.startswith(word)), "")
-
-
-def _carried(tool: Tool, call: ToolCall, prompt: str) -> bool:
-    """Whether ``call`` of ``tool`` holds none of its user's words
-    (:attr:`~edgeagent.tools.tool.Tool.user_words`) as ``prompt`` says them: carried from
-    an earlier turn, so its :attr:`~edgeagent.tools.tool.Tool.asked_in` decides. A tool
-    without user words is always asked by its ``asked_in``."""
-    heard = plain(prompt)
-    return all(
-        not (value := plain(str(call.arguments.get(name, "")))) or value not in heard
-        for name in tool.user_words
-    )
-
-
-def _carries(call: ToolCall, prompt: str, earlier: str) -> bool:
-    """Whether ``call`` holds a number or a file the turn before (``earlier``) holds
-    and the request does not: it goes on from an earlier result. "how many times is
-    milk on there", after the todo list was read, came as ``grep`` of ``todo.txt``
-    and was refused as no search (blind prompts)."""
-    before = {n.replace(",", "") for n in honesty.NUMBER.findall(earlier)}
-    leaves = _leaves(call.arguments)
-    return any(
-        isinstance(leaf, str) and _FILE.fullmatch(leaf) and leaf in earlier and leaf not in prompt
-        for leaf in leaves
-    ) or any(
-        n.replace(",", "") in before
-        for leaf in leaves
-        for n in honesty.new_numbers(str(leaf), prompt)
-    )
-
-
-_A_VALUE_BACK = re.compile(
-    r"\b(?:that|this|those|these|same|double|twice|half|previous|last|earlier)\b", re.IGNORECASE
-)
-"""A request's reference back to a value ("to that angle", "double that"), not only to
-a device ("move it")."""
-_FILE = re.compile(r"[\w./-]*\w\.[a-z]\w*|[\w.-]*/[\w./-]*")
-"""A file or folder as a call names it: ``todo.txt``, ``logs/app.log``, ``logs/``."""
-
-
-def _file_named(call: ToolCall, prompt: str) -> str | None:
-    """The first file ``call`` reads that ``prompt`` names by its stem
-    (:func:`~edgeagent.tools.words.names_file`: "my todo list" for ``todo.md``), or
-    ``None``. The topic question names it after the tool's title: measured on 12
-    requests that read a file named so and 12 that ask something else of it
-    (``bench/side_questions.py --files``), "Show what a file contains" let through 6
-    reads and 3 others; with the file, 12 and 6 (the others' changes, "delete the todo
-    list", are refused before)."""
-    for value in _leaves(call.arguments):
-        if isinstance(value, str) and names_file(value, prompt):
-            return value
-    return None
-
-
-def _leaves(value: object) -> list[object]:
-    """The scalar values inside arguments (lists and objects opened)."""
-    if isinstance(value, dict):
-        return [leaf for item in value.values() for leaf in _leaves(item)]
-    if isinstance(value, list):
-        return [leaf for item in value for leaf in _leaves(item)]
-    return [value]
-
-
-def _number(text: str) -> str:
-    """A number's digits as written in any form: "30", "30.0" and "30,0" are "30"."""
-    try:
-        return f"{float(text.replace(',', '.')):g}"
-    except ValueError:
-        return text

@@ -1,5 +1,5 @@
 """A read call whose user's words all come from an earlier turn is asked for only by a
-request its tool's ``asked_in`` reads as asking (``checks._carried``): "guess i'm
+request its tool's ``asked_in`` reads as asking (``carried.carried``): "guess i'm
 packing a raincoat then", after a forecast, came as the same forecast again (blind
 prompts); "how about Bergen?" names its own place and faces the topic question only."""
 
