@@ -13,7 +13,7 @@ import re
 from edgeagent.agent import honesty
 from edgeagent.tools.executor import ToolCall
 from edgeagent.tools.tool import Tool
-from edgeagent.tools.words import names_file, plain
+from edgeagent.tools.words import is_a_path, names_file, plain
 
 
 def carried(tool: Tool, call: ToolCall, prompt: str) -> bool:
@@ -36,7 +36,7 @@ def carries(call: ToolCall, prompt: str, earlier: str) -> bool:
     before = {n.replace(",", "") for n in honesty.NUMBER.findall(earlier)}
     values = leaves(call.arguments)
     return any(
-        isinstance(leaf, str) and _FILE.fullmatch(leaf) and leaf in earlier and leaf not in prompt
+        isinstance(leaf, str) and is_a_path(leaf) and leaf in earlier and leaf not in prompt
         for leaf in values
     ) or any(
         n.replace(",", "") in before
@@ -50,8 +50,6 @@ A_VALUE_BACK = re.compile(
 )
 """A request's reference back to a value ("to that angle", "double that"), not only to
 a device ("move it")."""
-_FILE = re.compile(r"[\w./-]*\w\.[a-z]\w*|[\w.-]*/[\w./-]*")
-"""A file or folder as a call names it: ``todo.txt``, ``logs/app.log``, ``logs/``."""
 
 
 def file_named(call: ToolCall, prompt: str) -> str | None:

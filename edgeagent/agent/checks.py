@@ -84,7 +84,7 @@ class SideChecks:
         strict: bool = False,
         earlier: tuple[str, str] = ("", ""),
         said: str = "",
-        ran: Sequence[str] = (),
+        ran: Callable[[], Sequence[str]] = tuple,
     ) -> Refusal | ToolCall | None:
         """A refusal when the model calls an acting tool (or a titled read tool) for a
         request that, asked in one constrained word, it says the tool is not for; or,
@@ -120,9 +120,9 @@ class SideChecks:
         called ``math`` with "405 * 4", and the topic question, asked of the follow-up
         alone, said it was no math problem (blind prompts).
 
-        ``ran``, the tools whose calls succeeded in the conversation's earlier turns: a
-        call that undoes the last change, of the tool that made it, is asked nothing
-        (:meth:`_undoes`)."""
+        ``ran()``, the tools whose calls succeeded in the conversation's earlier turns
+        (read only for a request to undo): a call that undoes the last change, of the
+        tool that made it, is asked nothing (:meth:`_undoes`)."""
         for call in calls:
             if call.name not in self.registry:
                 continue
@@ -218,14 +218,15 @@ class SideChecks:
             return False
         return tool.named_in(prompt) and self.unsaid([call], said=prompt, request=prompt) is None
 
-    def _undoes(self, call: ToolCall, prompt: str, ran: Sequence[str]) -> bool:
+    def _undoes(self, call: ToolCall, prompt: str, ran: Callable[[], Sequence[str]]) -> bool:
         """Whether ``prompt`` asks to undo the last change (the tool's
         :attr:`~edgeagent.tools.tool.Tool.undone_in`) and ``call``'s acting tool made
-        it: of the tools that ``ran`` in the conversation, the last acting one."""
+        it: of the tools that ``ran()`` in the conversation, the last acting one."""
         undone_in = self.registry.get(call.name).undone_in
         if undone_in is None or not undone_in(prompt):
             return False
-        acts = [n for n in ran if n in self.registry and self.registry.get(n).kind is ToolKind.ACT]
+        registry = self.registry
+        acts = [n for n in ran() if n in registry and registry.get(n).kind is ToolKind.ACT]
         return bool(acts) and acts[-1] == call.name
 
     def _guessed(self, call: ToolCall, prompt: str, said: str) -> str | None:

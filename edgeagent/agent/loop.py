@@ -466,6 +466,7 @@ class Agent:
 
     def _looking(self, conversation: Conversation, meter: TurnMeter) -> Looking:
         """What a second look needs of this turn."""
+        parse = self.call_format.parse
         return Looking(
             lambda grammar: self._forced_call(conversation, grammar=grammar, meter=meter),
             checks=self.checks,
@@ -474,7 +475,7 @@ class Agent:
             said=conversation.said(),
             session=conversation.id,
             render=self.call_format.render_call,
-            ran=conversation.ran(lambda text: [c.name for c in self.call_format.parse(text).calls]),
+            ran=lambda: conversation.ran(lambda text: [c.name for c in parse(text).calls]),
         )
 
     async def prepare(self) -> None:

@@ -54,8 +54,9 @@ class Looking:
     session: str
     render: Callable[[Sequence[ToolCall]], str]
     """Calls as the model writes them (the call format's), for calls the checks trim."""
-    ran: Sequence[str] = ()
-    """The tools whose calls succeeded in the conversation's earlier turns, oldest first."""
+    ran: Callable[[], Sequence[str]] = tuple
+    """The tools whose calls succeeded in the conversation's earlier turns, oldest first
+    (read from the history only when a check asks)."""
 
 
 async def second_look(

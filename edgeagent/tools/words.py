@@ -101,6 +101,13 @@ def names_file(path: str, request: str) -> bool:
 
 
 _A_FILE = re.compile(r"(?<![\w.])[\w-]+\.[A-Za-z]\w{1,4}\b(?!\.\w)")
+_PATH = re.compile(r"[\w./-]*\w\.[a-z]\w*|[\w.-]*/[\w./-]*")
+
+
+def is_a_path(value: str) -> bool:
+    """Whether a call's value is a file or folder as calls name them (``todo.txt``,
+    ``logs/app.log``, ``logs/``), not a number or a word."""
+    return bool(_PATH.fullmatch(value))
 
 
 def names_a_file(request: str) -> bool:

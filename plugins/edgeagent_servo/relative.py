@@ -22,7 +22,7 @@ from collections.abc import Callable
 from typing import Any
 
 from edgeagent.plugin import Reread, fold
-from edgeagent_servo.said import _BACK, DIRECTIONS, reaches
+from edgeagent_servo.said import _BACK, _HALFWAY, DIRECTIONS, reaches
 
 _WRONG_WAY = re.compile(
     r"\bwrong\s+(?:way|direction|side)\b|\bi\s+meant\s+(?:to\s+the\s+)?(?:left|right|the\s+other)\b|"
@@ -40,7 +40,6 @@ _TOWARD_CENTER = re.compile(
     r"\bzur\s+mitte\s+hin\b|\bvers\s+le\s+(?:centre|milieu)\b|\bhacia\s+el\s+(?:centro|medio)\b|"
     r"\bverso\s+il\s+centro\b|\bem\s+direcao\s+ao\s+centro\b|\bnaar\s+het\s+midden\s+toe\b"
 )
-_HALFWAY = re.compile(r"\bhalf|\bhalb|\bmi-?\s?chemin|\bmitad|\bmeta\b|\bmetade\b")
 _NUMBERS = re.compile(r"\d+(?:[.,]\d+)?")
 
 

@@ -18,3 +18,15 @@ def reread(plugin: ModuleType, name: str, arguments: dict[str, Any], request: st
         return hook(arguments, request)
     finally:
         loaded.close()
+
+
+def undone(plugin: ModuleType, name: str, request: str) -> bool:
+    """Whether tool ``name`` of ``plugin`` (loaded on its mock backend) reads ``request``
+    as an undo (its ``undone_in``); the plugin is closed after."""
+    loaded = load_plugin(plugin, name=name, options={"backend": "mock"})
+    try:
+        undone_in = loaded.registry.get(name).undone_in
+        assert undone_in is not None
+        return undone_in(request)
+    finally:
+        loaded.close()

@@ -14,6 +14,7 @@ from edgeagent_led.strip import LedState
 
 from edgeagent.plugin import ToolArgumentError
 from edgeagent.testing import LoadedPlugin, load_plugin
+from tests.plugins.rereads import undone
 
 
 def reread_after(calls: list[dict[str, Any]], arguments: dict[str, Any], request: str) -> Any:
@@ -201,9 +202,4 @@ def test_an_undo_to_pixels_of_several_colours_is_left_to_the_model() -> None:
     ],
 )
 def test_the_strip_reads_an_undo(request_: str, undoes: bool) -> None:
-    loaded = load_plugin(edgeagent_led, name="led", options={"backend": "mock"})
-    try:
-        undone_in = loaded.registry.get("led").undone_in
-        assert undone_in is not None and undone_in(request_) is undoes
-    finally:
-        loaded.close()
+    assert undone(edgeagent_led, "led", request_) is undoes

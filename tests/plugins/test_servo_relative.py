@@ -9,6 +9,7 @@ import edgeagent_servo
 import pytest
 
 from edgeagent.testing import load_plugin
+from tests.plugins.rereads import undone
 
 
 def _reread_after(moves: list[dict[str, Any]], arguments: dict[str, Any], request: str) -> Any:
@@ -121,9 +122,4 @@ def test_toward_the_center_without_one_amount_stays_as_read(
     ],
 )
 def test_the_servo_reads_an_undo(request_: str, undoes: bool) -> None:
-    loaded = load_plugin(edgeagent_servo, name="servo", options={"backend": "mock"})
-    try:
-        undone_in = loaded.registry.get("servo").undone_in
-        assert undone_in is not None and undone_in(request_) is undoes
-    finally:
-        loaded.close()
+    assert undone(edgeagent_servo, "servo", request_) is undoes
