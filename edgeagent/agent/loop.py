@@ -300,7 +300,11 @@ class Agent:
                 raw, parsed = second
                 checked = True
             calls = review.read_again(
-                parsed.calls, self.checks, self.executor, request=conversation.request()
+                parsed.calls,
+                self.checks,
+                self.executor,
+                request=conversation.request(),
+                ran=looking.ran,
             )
             calls = self.checks.recall(calls, earlier=conversation.results())
             declined = [c for c in calls if self.decline and c.name == DECLINE]

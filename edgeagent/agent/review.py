@@ -10,7 +10,7 @@ the grammar allows to be only a call, or the refusal that ends the turn. The loo
 from __future__ import annotations
 
 import logging
-from collections.abc import Collection, Mapping, Sequence
+from collections.abc import Callable, Collection, Mapping, Sequence
 from typing import Any
 
 from edgeagent.agent import honesty
@@ -20,6 +20,8 @@ from edgeagent.agent.events import ErrorEvent
 from edgeagent.agent.second_look import Looking, look_elsewhere
 from edgeagent.tools.calls import ParsedOutput
 from edgeagent.tools.executor import ToolCall, ToolExecutor
+from edgeagent.tools.registry import ToolRegistry
+from edgeagent.tools.tool import ToolKind
 from edgeagent.tools.words import names_a_file
 
 log = logging.getLogger(__name__)
@@ -113,15 +115,23 @@ async def checked_calls(
 
 
 def read_again(
-    written: Sequence[ToolCall], checks: SideChecks, executor: ToolExecutor, *, request: str
+    written: Sequence[ToolCall],
+    checks: SideChecks,
+    executor: ToolExecutor,
+    *,
+    request: str,
+    ran: Callable[[], Sequence[str]] = tuple,
 ) -> list[ToolCall]:
-    """``written`` as they run: read again from the ``request`` by the tools the model
+    """``written`` as they run: an undo moved to the device that made the last change
+    (:func:`undo_moved`; ``ran``: the tools whose calls succeeded in the conversation's
+    earlier turns), read again from the ``request`` by the tools the model
     named (:meth:`~edgeagent.agent.checks.SideChecks.reread`), then resolved
     (:meth:`~edgeagent.tools.executor.ToolExecutor.resolve`), and a call moved to
     another tool read again by that one. "undo that last change to the light" came as
     ``led`` with ``back: true``, the servo's argument: moved first, it ran as the
     servo's undo; the LED reads it as its own (blind prompts). "dim them to 35" came
     as ``servo`` with ``brightness: 35``: moved, the LED reads it."""
+    written = undo_moved(written, executor.registry, request=request, ran=ran)
     named = checks.reread([ToolCall(c.name, c.arguments) for c in written], request=request)
     calls = []
     for call in named:
@@ -130,3 +140,50 @@ def read_again(
             moved = checks.reread([moved], request=request)[0]
         calls.append(moved)
     return calls
+
+
+def undo_moved(
+    calls: Sequence[ToolCall],
+    registry: ToolRegistry,
+    *,
+    request: str,
+    ran: Callable[[], Sequence[str]],
+) -> list[ToolCall]:
+    """``calls``, or, where the ``request`` asks to undo and names no device, and the
+    model's one call is of an acting tool that did not make the conversation's last
+    change, the undo of the tool that did, as that tool reads it from the request alone
+    (its ``reread`` of no arguments; none: the calls as written). "hmm no, undo that
+    last change", after the strip went orange and then brighter, came as the servo's
+    ``back``, which nothing had moved (fresh39), and so did "undo that" after a colour
+    (fresh27)."""
+    if len(calls) != 1 or calls[0].name not in registry:
+        return list(calls)
+    tool = registry.get(calls[0].name)
+    if tool.kind is not ToolKind.ACT or (tool.named_in is not None and tool.named_in(request)):
+        return list(calls)
+    undone = [t for t in registry if t.undone_in is not None and t.undone_in(request)]
+    if not undone:
+        return list(calls)  # the history is read only for an undo
+    acting = [n for n in ran() if n in registry and registry.get(n).kind is ToolKind.ACT]
+    if not acting or acting[-1] == tool.name:
+        return list(calls)
+    last = registry.get(acting[-1])
+    if (
+        last not in undone
+        or last.reread is None
+        or any(
+            other.named_in is not None and other.named_in(request)
+            for other in registry
+            if other.kind is ToolKind.ACT and other.name != last.name
+        )
+    ):
+        return list(calls)
+    try:
+        undo = last.reread({}, request)
+    except Exception:
+        log.exception("%s: its reread failed", last.name)
+        return list(calls)
+    if not undo:
+        return list(calls)  # nothing remembered to go back to
+    log.info("undo asked of %s, which made no last change: %s %r", tool.name, last.name, undo)
+    return [ToolCall(last.name, undo)]

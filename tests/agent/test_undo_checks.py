@@ -1,8 +1,10 @@
 """An undo of the last change (:attr:`~edgeagent.tools.tool.Tool.undone_in`): a call of
-the tool that made it faces no side question, whatever turns came between; a call of
-another device's tool does. "hmm no, undo that" and "actually no, go back to where it
-was" were refused: asked alone, the capability question said the strip and the servo
-could not do that (fresh35)."""
+the tool that made it faces no side question, whatever turns came between. "hmm no,
+undo that" and "actually no, go back to where it was" were refused: asked alone, the
+capability question said the strip and the servo could not do that (fresh35). A call of
+another device's tool, for a request that names no device, is the undo of the one that
+made the last change (:func:`~edgeagent.agent.review.undo_moved`; fresh39); one that
+names the device it calls stays with it."""
 
 from __future__ import annotations
 
@@ -47,6 +49,14 @@ def _undoes(request: str) -> bool:
     return "undo" in request or "where it was" in request
 
 
+def _undo_read(arguments: dict[str, Any], request: str) -> dict[str, Any] | None:
+    """The devices' reread: no arguments, for an undo, as ``back``."""
+    return {"back": True} if not arguments and _undoes(request) else None
+
+
+NAMES = {"servo": "camera", "lamp": "lamp"}
+
+
 def agent_with(devices: Devices) -> Agent:
     """Only the turns' own calls say yes; every side question is answered no."""
     engine = ScriptedEngine(
@@ -60,11 +70,20 @@ def agent_with(devices: Devices) -> Agent:
             (r"^perfect, thanks", "You're welcome!"),
             (r"^actually no, go back to where it was", fence("servo", back=True)),
             (r"^hmm no, undo that", fence("lamp", back=True)),
+            (r"^put the camera back where it was", fence("servo", back=True)),
         ],
         default="no",
         context_window=4096,
     )
-    tools = [replace(t, undone_in=_undoes) for t in tools_from(devices, plugin="test")]
+    tools = [
+        replace(
+            t,
+            undone_in=_undoes,
+            reread=_undo_read,
+            named_in=lambda request, word=NAMES[t.name]: word in request,
+        )
+        for t in tools_from(devices, plugin="test")
+    ]
     return Agent(
         llm=InProcessLLM(engine),
         executor=ToolExecutor(ToolRegistry(tools)),
@@ -91,8 +110,8 @@ def test_an_undo_of_the_device_that_changed_last_runs_after_a_turn_between() -> 
     assert said[2] == "At 0°."
 
 
-def test_an_undo_of_another_device_than_the_last_faces_the_questions() -> None:
-    # The lamp changed last: the servo's "back" is asked about, and refused.
+def test_an_undo_given_to_another_device_than_the_last_is_the_last_ones() -> None:
+    # The lamp changed last: the servo's "back" (nothing named) is the lamp's undo.
     devices = Devices()
     said = answers(
         agent_with(devices),
@@ -100,8 +119,21 @@ def test_an_undo_of_another_device_than_the_last_faces_the_questions() -> None:
         "lamp red",
         "actually no, go back to where it was",
     )
-    assert devices.moves == [("servo", -30), ("lamp", "red")]
-    assert said[2].startswith("I can't do that here")
+    assert devices.moves == [("servo", -30), ("lamp", "red"), ("lamp", "back")]
+    assert said[2] == "Lamp as before."
+
+
+def test_an_undo_that_names_its_device_stays_with_it() -> None:
+    # The lamp changed last, and the request names the camera: the camera goes back.
+    devices = Devices()
+    said = answers(
+        agent_with(devices),
+        "point the camera 30 left",
+        "lamp red",
+        "put the camera back where it was",
+    )
+    assert devices.moves == [("servo", -30), ("lamp", "red"), ("servo", "back")]
+    assert said[2] == "At 0°."
 
 
 def test_an_undo_in_the_turn_after_the_change_runs() -> None:

@@ -123,3 +123,15 @@ def test_toward_the_center_without_one_amount_stays_as_read(
 )
 def test_the_servo_reads_an_undo(request_: str, undoes: bool) -> None:
     assert undone(edgeagent_servo, "servo", request_) is undoes
+
+
+def test_an_undo_read_from_no_arguments_goes_back() -> None:
+    # What the agent moves here when the model gave the undo to another device.
+    meant, angle = _reread_after([{"angle": 40}, {"left": 20}], {}, "hmm no, undo that")
+    assert meant == {"back": True}
+    assert angle == 40
+
+
+def test_no_arguments_without_an_undo_are_left_alone() -> None:
+    meant, _ = _reread_after([{"angle": 40}], {"angle": 10}, "point it at 10")
+    assert meant is None or "back" not in meant
