@@ -225,9 +225,7 @@ class SideChecks:
         undone_in = self.registry.get(call.name).undone_in
         if undone_in is None or not undone_in(prompt):
             return False
-        registry = self.registry
-        acts = [n for n in ran() if n in registry and registry.get(n).kind is ToolKind.ACT]
-        return bool(acts) and acts[-1] == call.name
+        return last_to_act(self.registry, ran) == call.name
 
     def _guessed(self, call: ToolCall, prompt: str, said: str) -> str | None:
         """The text value of ``call``'s acting tool that no user message ``said``, where
@@ -541,3 +539,10 @@ class SideChecks:
             return ""
         word = (words.strip().split() or [""])[0].strip(".,!'\"").lower()
         return next((a for a in ("yes", "no") if word and a.startswith(word)), "")
+
+
+def last_to_act(registry: ToolRegistry, ran: Callable[[], Sequence[str]]) -> str | None:
+    """The acting tool whose call last succeeded in the conversation's earlier turns
+    (``ran()``, oldest first), or ``None``: the device an undo goes back on."""
+    acting = [n for n in ran() if n in registry and registry.get(n).kind is ToolKind.ACT]
+    return acting[-1] if acting else None

@@ -15,7 +15,7 @@ from typing import Any
 
 from edgeagent.agent import honesty
 from edgeagent.agent.answer import acted, failed_to_act
-from edgeagent.agent.checks import SideChecks
+from edgeagent.agent.checks import SideChecks, last_to_act
 from edgeagent.agent.events import ErrorEvent
 from edgeagent.agent.second_look import Looking, look_elsewhere
 from edgeagent.tools.calls import ParsedOutput
@@ -164,10 +164,10 @@ def undo_moved(
     undone = [t for t in registry if t.undone_in is not None and t.undone_in(request)]
     if not undone:
         return list(calls)  # the history is read only for an undo
-    acting = [n for n in ran() if n in registry and registry.get(n).kind is ToolKind.ACT]
-    if not acting or acting[-1] == tool.name:
+    last_name = last_to_act(registry, ran)
+    if last_name is None or last_name == tool.name:
         return list(calls)
-    last = registry.get(acting[-1])
+    last = registry.get(last_name)
     if (
         last not in undone
         or last.reread is None

@@ -130,8 +130,3 @@ def test_an_undo_read_from_no_arguments_goes_back() -> None:
     meant, angle = _reread_after([{"angle": 40}, {"left": 20}], {}, "hmm no, undo that")
     assert meant == {"back": True}
     assert angle == 40
-
-
-def test_no_arguments_without_an_undo_are_left_alone() -> None:
-    meant, _ = _reread_after([{"angle": 40}], {"angle": 10}, "point it at 10")
-    assert meant is None or "back" not in meant
