@@ -45,6 +45,11 @@ class ToolDeniedError(ToolError, PermissionError):
     """The call policy refused a tool call."""
 
 
+class NothingEarlierError(ToolError, LookupError):
+    """A call names an earlier result (math's ``ans``) in a conversation that holds
+    none: raised by a tool's ``recall``, it is never run as written."""
+
+
 class HardwareError(EdgeAgentError, RuntimeError):
     """A hardware backend (GPIO, SPI, simulator) cannot be reached or refused a command."""
 

@@ -38,6 +38,7 @@ from __future__ import annotations
 from edgeagent.errors import (
     ConfigError,
     HardwareError,
+    NothingEarlierError,
     SimulatorUnreachableError,
     ToolArgumentError,
     ToolDeniedError,
@@ -89,6 +90,7 @@ __all__ = [
     "HardwareError",
     "LazyDevice",
     "NamedIn",
+    "NothingEarlierError",
     "PluginContext",
     "Recall",
     "Register",

@@ -33,7 +33,7 @@ from edgeagent.agent.honesty import (
     reader_question,
     target_question,
 )
-from edgeagent.errors import LLMError
+from edgeagent.errors import LLMError, NothingEarlierError
 from edgeagent.llm.base import LLM, GenerateRequest
 from edgeagent.tools.executor import ToolCall
 from edgeagent.tools.registry import ToolRegistry
@@ -309,7 +309,10 @@ class SideChecks:
     def recall(self, calls: Sequence[ToolCall], *, earlier: Sequence[Any]) -> list[ToolCall]:
         """``calls`` with what they name of the ``earlier`` results filled in by their
         tools (:attr:`~edgeagent.tools.tool.Tool.recall`): after 7 * 8 = 56, "minus
-        six?" arrived as ``6 - 6``; written ``ans - 6``, it runs as ``56 - 6``."""
+        six?" arrived as ``6 - 6``; written ``ans - 6``, it runs as ``56 - 6``.
+
+        Raises :class:`~edgeagent.errors.NothingEarlierError` where a call names an
+        earlier result and there is none (:func:`.review.nothing_earlier`)."""
         return self._rewrite(calls, "recall", earlier, how="filled in from earlier results")
 
     def _rewrite(
@@ -325,6 +328,8 @@ class SideChecks:
             if rewrite is not None and isinstance(call.arguments, dict):
                 try:
                     arguments = rewrite(dict(call.arguments), given)
+                except NothingEarlierError:
+                    raise
                 except Exception:
                     log.exception("%s: the %s hook failed", call.name, hook)
             if arguments is not None and arguments != call.arguments:

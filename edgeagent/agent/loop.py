@@ -42,7 +42,7 @@ from edgeagent.agent.second_look import Looking, second_look
 from edgeagent.agent.selection import ToolSelector, TurnTools
 from edgeagent.agent.step import StepRunner, describe_call
 from edgeagent.agent.stream import stream_generation
-from edgeagent.errors import ContextOverflowError, LLMError
+from edgeagent.errors import ContextOverflowError, LLMError, NothingEarlierError
 from edgeagent.llm.base import LLM, GenerateRequest, Message
 from edgeagent.tools.calls import CallFormat, ParsedOutput
 from edgeagent.tools.executor import ToolCall, ToolExecutor
@@ -306,7 +306,23 @@ class Agent:
                 request=conversation.request(),
                 ran=looking.ran,
             )
-            calls = self.checks.recall(calls, earlier=conversation.results())
+            try:
+                calls = self.checks.recall(calls, earlier=conversation.results())
+            except NothingEarlierError as nothing:
+                # A copy of the primer's follow-up in a conversation with no result.
+                found = await review.nothing_earlier(looking, nothing, grammar=act_grammar)
+                if isinstance(found, ErrorEvent):
+                    yield found
+                    return
+                if isinstance(found, str):
+                    del messages[conversation.turn_starts()[-1] :]
+                    yield FinalAnswer(found, tool_calls=records, steps=step)
+                    return
+                request = conversation.request()
+                calls = review.read_again(
+                    found, self.checks, self.executor, request=request, ran=looking.ran
+                )
+                checked = True
             declined = [c for c in calls if self.decline and c.name == DECLINE]
             calls = [c for c in calls if c not in declined]
             skipped, calls = calls[self.max_calls_per_step :], calls[: self.max_calls_per_step]

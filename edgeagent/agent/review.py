@@ -9,6 +9,7 @@ the grammar allows to be only a call, or the refusal that ends the turn. The loo
 
 from __future__ import annotations
 
+import dataclasses
 import logging
 from collections.abc import Callable, Collection, Mapping, Sequence
 from typing import Any
@@ -17,7 +18,8 @@ from edgeagent.agent import honesty
 from edgeagent.agent.answer import acted, failed_to_act
 from edgeagent.agent.checks import SideChecks, last_to_act
 from edgeagent.agent.events import ErrorEvent
-from edgeagent.agent.second_look import Looking, look_elsewhere
+from edgeagent.agent.second_look import Looking, look_elsewhere, second_look
+from edgeagent.errors import NothingEarlierError
 from edgeagent.tools.calls import ParsedOutput
 from edgeagent.tools.executor import ToolCall, ToolExecutor
 from edgeagent.tools.registry import ToolRegistry
@@ -28,6 +30,11 @@ log = logging.getLogger(__name__)
 
 Output = tuple[str, ParsedOutput]
 """A generation's raw text and what it parses to."""
+
+NOTHING_EARLIER = (
+    "Nothing earlier in this conversation gave a result to go on from: say in full what "
+    "you want, with its numbers."
+)
 
 
 async def answered_itself(
@@ -187,3 +194,28 @@ def undo_moved(
         return list(calls)  # nothing remembered to go back to
     log.info("undo asked of %s, which made no last change: %s %r", tool.name, last.name, undo)
     return [ToolCall(last.name, undo)]
+
+
+async def nothing_earlier(
+    turn: Looking, error: NothingEarlierError, *, grammar: str | None
+) -> list[ToolCall] | str | ErrorEvent:
+    """The calls to run instead of one that names an earlier result in a conversation
+    that holds none (``error``, from its tool's ``recall``); or the answer that says so.
+
+    The model copied the primer's worked follow-up (``ans * 3``) for first turns that
+    refer to a device ("dim it to 20%", "make it brighter, double it") or to nothing
+    ("do the thing from before"): a math call then ran ``ans * 0.2``, failed, and was
+    mended as ``20% of 150``, or was refused and looked at elsewhere as a state read
+    (three blind prompt sets). So it gets one look among the acting tools
+    (``grammar``; none: no look), whose call must hold only values the request itself
+    says and pass the checks strictly, as any second look's."""
+    log.info("%s", error)
+    if grammar is None:
+        return NOTHING_EARLIER
+    alone = dataclasses.replace(turn, said=turn.prompt)
+    found = await second_look(alone, grammar=grammar, without={}, refusal=NOTHING_EARLIER)
+    if isinstance(found, ErrorEvent):
+        return found
+    if found is None or not found[1].calls:
+        return NOTHING_EARLIER
+    return [turn.executor.resolve(ToolCall(c.name, c.arguments)) for c in found[1].calls]

@@ -9,6 +9,12 @@ or ``that``, ``it``, ``result``) or a field of an earlier result (``angle``,
 ``brightness``), and the tool writes in the number a tool gave
 (:attr:`~edgeagent.tools.tool.Tool.recall`): the result shows ``56 - 6``, never a
 number no tool produced.
+
+Where nothing earlier gave a result at all, the name stands for nothing: the model
+copied the primer's worked follow-up (``ans * 3``) for "dim it to 20%", "make it
+brighter, double it" and "do the thing from before", each a first turn (three blind
+prompt sets). Such a call is never run: :class:`~edgeagent.errors.NothingEarlierError`
+says so, and the agent looks at the other tools.
 """
 
 from __future__ import annotations
@@ -17,6 +23,7 @@ import re
 from collections.abc import Sequence
 from typing import Any
 
+from edgeagent.plugin import NothingEarlierError
 from edgeagent_math.evaluator import CONSTANTS, FUNCTIONS, Number
 
 LAST = frozenset({"ans", "answer", "that", "it", "this", "result", "previous", "last"})
@@ -29,9 +36,20 @@ _NUMBER = re.compile(r"(?<![\w.])-?\d+(?:\.\d+)?(?![\w.])")
 def with_earlier(arguments: dict[str, Any], earlier: Sequence[Any]) -> dict[str, Any] | None:
     """``arguments`` with the names of ``earlier`` results in the expression written as
     their numbers; ``None`` where it names none. A name with no number to stand for
-    (the last result holds none, or several) stays, and the evaluator says so."""
+    (the last result holds none, or several) stays, and the evaluator says so.
+
+    Raises :class:`~edgeagent.errors.NothingEarlierError` where the expression names
+    the last result and ``earlier`` holds no result at all."""
     expression = arguments.get("expression")
     if not isinstance(expression, str):
+        return None
+    if not earlier:
+        last = sorted({m.group(1).lower() for m in _NAME.finditer(expression)} & LAST)
+        if last:
+            raise NothingEarlierError(
+                f"math: {last[0]!r} in {expression!r} stands for an earlier result, and "
+                f"this conversation has none yet; write the numbers themselves"
+            )
         return None
     values = _named(earlier)
 

@@ -14,6 +14,7 @@ import pytest
 from edgeagent.agent.context import Conversation
 from edgeagent.agent.events import FinalAnswer, ToolCallEvent
 from edgeagent.agent.loop import Agent
+from edgeagent.agent.review import NOTHING_EARLIER
 from edgeagent.llm.base import InProcessLLM, Message
 from edgeagent.llm.scripted import ScriptedEngine
 from edgeagent.testing import load_plugin
@@ -116,9 +117,11 @@ def test_a_name_of_an_earlier_result_runs_as_the_number_a_tool_gave() -> None:
     assert [e.arguments for e in shown] == [{"expression": "56 - 6"}]
     answer = events[-1]
     assert isinstance(answer, FinalAnswer) and answer.text == "56 - 6 = 50"
-    # In a new conversation there is no earlier result: the name is an error.
+    # In a new conversation there is no earlier result: nothing runs, and the answer
+    # says so (.review.nothing_earlier).
     events = run_turn(agent, "minus six?", agent.new_conversation("fresh"))
-    assert "'ans'" in str(events[-1]) and "not understood" in str(events[-1])
+    assert not [e for e in events if isinstance(e, ToolCallEvent)]
+    assert isinstance(events[-1], FinalAnswer) and events[-1].text == NOTHING_EARLIER
     loaded.close()
 
 

@@ -13,6 +13,7 @@ from edgeagent_math import calculate
 from edgeagent_math.evaluator import FUNCTIONS, MAX_EXPRESSION_CHARS, MathError, evaluate, tidy
 from edgeagent_math.notation import to_python
 
+from edgeagent.errors import NothingEarlierError
 from edgeagent.testing import load_plugin
 from edgeagent.tools import make_tool
 from edgeagent.tools.executor import ToolCall, ToolExecutor
@@ -389,7 +390,9 @@ def test_a_result_in_another_unit_than_its_numbers_is_scaled_to_the_one_asked(
         # last result holds several numbers, or none; "result" is never an older one.
         ("ans * 50", [{"exit_code": 0, "output": " 2  8 42 notes.txt\n"}], None),
         ("result * 2", [{"result": 7}, {"exit_code": 0, "output": "Buy a new servo."}], None),
-        ("ans + 1", [], None),
+        # With no earlier result, an expression that names none runs as written.
+        ("2 + 2", [], None),
+        ("angle * 2", [], None),
     ],
 )
 def test_an_expression_may_name_an_earlier_result(
@@ -401,6 +404,17 @@ def test_an_expression_may_name_an_earlier_result(
     assert recall({"expression": expression}, earlier) == (
         None if written is None else {"expression": written}
     )
+    loaded.close()
+
+
+@pytest.mark.parametrize("expression", ["ans * 3", "That / 2", "sqrt(result)"])
+def test_the_last_result_named_where_there_is_none_is_never_run(expression: str) -> None:
+    # The primer's follow-up, ans * 3, copied for first turns ("dim it to 20%").
+    loaded = load_plugin(edgeagent_math, name="math")
+    recall = loaded.registry.get("math").recall
+    assert recall is not None
+    with pytest.raises(NothingEarlierError, match=r"stands for an earlier result.*none yet"):
+        recall({"expression": expression}, [])
     loaded.close()
 
 
