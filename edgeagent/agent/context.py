@@ -27,6 +27,10 @@ if TYPE_CHECKING:
 Clock = Callable[[], float]
 
 
+ANSWERS_KEPT = 32
+"""The answers a conversation remembers for the repeat check (:attr:`Conversation.answered`)."""
+
+
 @dataclass
 class Conversation:
     """One session's messages; ``messages[0]`` is always the system prompt."""
@@ -46,6 +50,10 @@ class Conversation:
     chose them (:mod:`edgeagent.agent.selection`); ``None``: every tool, always."""
     noted: bool = False
     """Whether the message showing the selected remote tools follows the primer."""
+    answered: list[str] = field(default_factory=list)
+    """The answers the user was given, oldest first, with those of turns that leave no
+    trace in the history (a question back, a refusal by the checks): "Which location
+    do you mean?" was asked again word for word two turns later (fresh42)."""
 
     @classmethod
     def start(
@@ -85,9 +93,15 @@ class Conversation:
             self.messages.insert(self.primer + 1, {"role": "system", "content": note})
         self.noted = note is not None
 
+    def answer(self, text: str) -> None:
+        """Note the answer the user was given (the last :data:`ANSWERS_KEPT`)."""
+        self.answered.append(text)
+        del self.answered[:-ANSWERS_KEPT]
+
     def clear(self) -> None:
         """Forget every turn; keep the system prompt, the primer and the tools' note."""
         del self.messages[self.kept :]
+        self.answered.clear()
 
     def results(self) -> list[Any]:
         """The results of the conversation's successful tool calls, oldest first (the

@@ -148,7 +148,7 @@ class Agent:
             str(m["content"])
             for m in conversation.messages[conversation.kept :]
             if m["role"] == "assistant"
-        ]
+        ] + conversation.answered
         stream = self._turn(prompt, conversation=conversation, frontend=frontend, meter=meter)
         async with contextlib.aclosing(stream):
             async for event in stream:
@@ -157,6 +157,8 @@ class Agent:
                     if said != event.text:
                         conversation.reword(prompt, event.text, said)
                         event = dataclasses.replace(event, text=said)
+                if isinstance(event, FinalAnswer):
+                    conversation.answer(event.text)
                 if isinstance(event, FinalAnswer | ErrorEvent):
                     event = dataclasses.replace(event, stats=meter.stats())
                 yield event

@@ -4,14 +4,18 @@ the refusal of another request."""
 
 from __future__ import annotations
 
-from typing import Any
+from typing import Annotated, Any
+
+from pydantic import Field
 
 from edgeagent.agent.answer import unrepeated
 from edgeagent.agent.events import FinalAnswer
 from edgeagent.agent.loop import Agent
+from edgeagent.tools import tool, tools_from
 from edgeagent.tools.calls import get_call_format
 from edgeagent.tools.executor import ToolExecutor
 from edgeagent.tools.registry import ToolRegistry
+from edgeagent.tools.tool import USER_WORDS
 from tests.agent.scripted_agent import run_turn
 from tests.agent.stub_llm import StubLLM
 
@@ -76,3 +80,32 @@ def test_a_repeat_in_a_turn_that_left_no_trace_rewrites_no_earlier_answer() -> N
     talk.messages.append({"role": "user", "content": "and a video?"})
     talk.reword("and a video?", REFUSAL, "new words")
     assert talk.messages[-1] == {"role": "user", "content": "and a video?"}
+
+
+class Forecast:
+    @tool(title="the weather forecast")
+    def weather(self, location: Annotated[str, Field(json_schema_extra=USER_WORDS)]) -> str:
+        """The forecast for a place."""
+        return f"Rain in {location}."
+
+
+def test_a_question_back_that_left_no_trace_is_not_asked_again_word_for_word() -> None:
+    # "Which location do you mean?" leaves no trace in the history, and was asked
+    # again two turns later, word for word (fresh42).
+    guess = '```json\n{"name": "weather", "arguments": {"location": "Oslo"}}\n```'
+    agent = Agent(
+        llm=Script(guess, guess),  # type: ignore[arg-type]
+        executor=ToolExecutor(ToolRegistry(tools_from(Forecast(), plugin="test"))),
+        call_format=get_call_format("fence"),
+        system_prompt="sys",
+    )
+    talk = agent.new_conversation("s")
+    first = run_turn(agent, "will it rain on sunday?", talk)[-1]
+    again = run_turn(agent, "what's the difference between weather and climate?", talk)[-1]
+    assert isinstance(first, FinalAnswer) and first.text.startswith("Which location")
+    assert isinstance(again, FinalAnswer) and again.text == (
+        "Sorry, I did not understand \"what's the difference between weather and "
+        'climate?". Could you say it another way?'
+    )
+    talk.clear()
+    assert talk.answered == []
