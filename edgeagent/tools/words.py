@@ -13,9 +13,10 @@ import unicodedata
 
 
 def fold(text: str) -> str:
-    """Lower case, accents dropped, punctuation kept: "Martedì -45°" -> "martedi -45°"."""
+    """Lower case, accents dropped, punctuation kept: "Martedì -45°" -> "martedi -45°".
+    Turkish dotless "ı" is an "i" too ("Işığı" -> "isigi", "kırmızı" -> "kirmizi")."""
     letters = unicodedata.normalize("NFKD", text.casefold())
-    return "".join(c for c in letters if not unicodedata.combining(c))
+    return "".join(c for c in letters if not unicodedata.combining(c)).replace("ı", "i")
 
 
 def plain(text: str) -> str:

@@ -45,7 +45,13 @@ import re
 from collections.abc import Callable
 
 from edgeagent.plugin import HardwareError, SaidIn, ToolError, fold, one_slip
-from edgeagent_led.strip import OFF_COLORS, LedState, as_written, foreign_colors, slipped_colors
+from edgeagent_led.strip import (
+    OFF_COLORS,
+    LedState,
+    as_written,
+    foreign_colors,
+    slipped_colors,
+)
 
 log = logging.getLogger(__name__)
 
@@ -60,9 +66,15 @@ _WORDS = (
     "lampen swiatło swiatła swiatlo swiatla lampe lampy tasma "
     # Russian, folded ("й" as "и")
     "свет света свету светом свете лампа лампу лампы лампе лампои лампочка лампочку "
-    "лампочки подсветка подсветку подсветки подсветкои лента ленту ленты светодиоды"
+    "лампочки подсветка подсветку подсветки подсветкои лента ленту ленты светодиоды "
+    # Turkish, Greek, Czech, Hungarian, Finnish, Romanian, Ukrainian (folded below):
+    # "Işığı kırmızı yap." named no strip the plugin knew (fresh42)
+    "ışık ışığı ışıkları ışıklar lamba lambayı φως φώτα λάμπα λάμπες světlo světla "
+    "osvětlení lampu lámpa lámpát fény fényt villany világítás valo valot valoa lamppu "
+    "lampun lumina lumini lumină світло світла лампу лампочку стрічку"
 )
-_NAME = re.compile(r"\b(?:" + "|".join(sorted(set(_WORDS.split()), key=len, reverse=True)) + r")\b")
+_NAMES = frozenset(fold(w) for w in _WORDS.split())
+_NAME = re.compile(r"\b(?:" + "|".join(sorted(_NAMES, key=len, reverse=True)) + r")\b")
 _OTHER_DEVICE = re.compile(
     r"\b(?:heat|heating|infrared|uv|lava|tanning|sun|street|traffic|brake|head|tail|fog|"
     r"flash|oven|fridge|freezer|microwave|hood)"
@@ -115,8 +127,7 @@ _CJK_NOT = re.compile(
 )
 """Don't: "ライトは消さないで", "别关灯", "불 끄지 마"."""
 
-_LONG_NAMES = sorted({w for w in _WORDS.split() if len(w) >= 5})
-_NAMES = frozenset(_WORDS.split())
+_LONG_NAMES = sorted(w for w in _NAMES if len(w) >= 5)
 NOT_SLIPS = frozenset({
     "lighter", "lighten", "leicht", "leichter", "lacht", "lichen", "lucas", "lunes", "lucks",
     "ruben", "stripe", "strap", "strop", "lumps", "lumpy", "limps", "lamda", "lamba",

@@ -62,7 +62,8 @@ _HALF = re.compile(
     r"(?:brillo|luz)|\bmeta\s+(?:della\s+)?luminosita"
 )
 _DOUBLE = re.compile(
-    r"\btwice\s+as\s+bright|\bdouble\s+(?:the\s+|its\s+)?brightness|\bdoppelt\s+so\s+hell|"
+    r"\btwice\s+as\s+bright|\bdouble\s+(?:the\s+|its\s+)?brightness|\bdouble\s+(?:it|them)\b|"
+    r"\bdoppelt\s+so\s+hell|"
     r"\bdeux\s+fois\s+plus\s+(?:fort|lumineu)|\bel\s+doble\s+de\s+(?:brillo|luz)"
 )
 _UP = (

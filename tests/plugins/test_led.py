@@ -355,6 +355,7 @@ def reread_on_a_purple_strip(arguments: dict[str, Any], request_: str) -> Any:
         ({"brightness": 50}, "now make the light half as bright as it is right now", 20),
         ({"brightness": 110}, "a bit too dark, add 10 to the brightness", 50),
         ({"brightness": 50}, "twice as bright please", 80),
+        ({"brightness": 100}, "too dim in here, double it", 80),
         ({"brightness": 30}, "make it 15 percent dimmer", 25),
         ({"brightness": 90}, "bump it up by 80", 100),  # capped
         ({"brightness": 90}, "reduce it by 60", 1),  # floored: dim, never off
