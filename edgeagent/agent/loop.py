@@ -244,9 +244,12 @@ class Agent:
                     raw = self.call_format.render_call([asked])
                     parsed, followed = self.call_format.parse(raw), True
             looking = self._looking(conversation, meter)
-            if call_grammar and not parsed.calls:
+            if call_grammar and not parsed.calls and not (ordered and not records):
                 # It wrote a tool's answer, or a value only a tool can know, itself: it
-                # meant to call one (.review).
+                # meant to call one (.review). Not an order's first answer: a read is
+                # no answer to it ("Sluk lyset, tak." answered "The LED strip is now
+                # off." was read as led_state; fresh42); its look is among the acting
+                # tools, below.
                 reviewed = await review.answered_itself(
                     looking,
                     (raw, parsed),

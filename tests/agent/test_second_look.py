@@ -107,6 +107,7 @@ def agent_for(
     asked: dict[str, Callable[[str], bool]] | None = None,
     named: dict[str, Callable[[str], bool]] | None = None,
     act: str | None = None,
+    read: str | None = None,
 ) -> Agent:
     """``wrapped``: the tools wrap one tool, as the shell's ``ls`` and ``cat`` do;
     ``asked`` and ``named``: the ``asked_in`` and ``named_in`` of tools by name."""
@@ -127,6 +128,7 @@ def agent_for(
         recheck_without=without,
         recheck_elsewhere=elsewhere,
         act_grammar=act,
+        call_grammar=read,
         check_target=True,
     )
 
@@ -155,6 +157,51 @@ def test_a_text_answer_to_an_order_to_a_named_device_gets_a_second_look(
         assert not [e for e in events if isinstance(e, TextChunk)]
         # the look is among the acting tools ("Doe het licht uit." came as led_state)
         assert [r.grammar for r in model.requests if r.grammar] == ["root ::= act"]
+
+
+def test_an_order_answered_with_a_claim_gets_its_look_among_the_acting_tools() -> None:
+    # "Sluk lyset, tak." was answered "The LED strip is now off.", and the forced read
+    # for a value only a tool knows read the strip instead (fresh42).
+    lamp = StripWithState()
+    model = ByGrammar(
+        said="The LED strip is now red.",
+        forced={"root ::= act": fence("led", color="red"), "root ::= read": fence("led_state")},
+    )
+    named = {"led": lambda request: "lys" in request}
+    agent = agent_for(model, lamp, named=named, act="root ::= act", read="root ::= read")
+    answer = run_turn(agent, "lyset i stuen red, tak")[-1]
+    assert isinstance(answer, FinalAnswer) and lamp.colors == ["red"] and not lamp.read
+    assert [r.grammar for r in model.requests if r.grammar] == ["root ::= act"]
+
+
+class StripWithState(Strip):
+    def __init__(self) -> None:
+        super().__init__()
+        self.read = 0
+
+    @tool(title="the LED strip's state")
+    def led_state(self) -> str:
+        """Whether the strip is on, and its colour."""
+        self.read += 1
+        return "on, white"
+
+
+class ByGrammar(Model):
+    """Forces a call by grammar (``forced``: grammar -> output); says yes to every side
+    question."""
+
+    def __init__(self, *, said: str, forced: dict[str, str]) -> None:
+        super().__init__(said=said, forced="", side="yes")
+        self.calls_for = forced
+
+    async def stream(self, request: Any) -> Any:
+        self.requests.append(request)
+        if request.aside:
+            yield "yes"
+        elif request.grammar:
+            yield self.calls_for[request.grammar]
+        else:
+            yield self.said
 
 
 class Reader(Model):
