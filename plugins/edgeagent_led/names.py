@@ -47,6 +47,7 @@ from collections.abc import Callable
 from edgeagent.plugin import HardwareError, SaidIn, ToolError, fold, one_slip
 from edgeagent_led.strip import (
     OFF_COLORS,
+    OFF_VERBS,
     LedState,
     as_written,
     foreign_colors,
@@ -170,10 +171,7 @@ def names_the_strip(request: str) -> bool:
     return bool(_NAME.search(text) or _CJK_NAME.search(_CJK_NOT_NAMES.sub(" ", written)))
 
 
-_OFF = re.compile(
-    r"\b(?:off|out|dark|kill|shut|aus|ausschalten|eteins|eteindre|eteignez|apaga|apague|"
-    r"apagar|spegni|spegnere|desliga|desligar|slack|sluk|wyłacz|wylacz|uit)\b"
-)
+_OFF = re.compile(r"\b(?:off|out|dark|kill|shut|" + OFF_VERBS + r")\b")
 """A request to switch it off, where "off" as a colour is no guess."""
 
 

@@ -44,6 +44,7 @@ from edgeagent.plugin import Reread, ToolArgumentError, fold
 from edgeagent_led.level import NOT_A_PART, PERCENT, shares_of_now
 from edgeagent_led.strip import (
     OFF_COLORS,
+    OFF_VERBS,
     LedState,
     color_as_said,
     foreign_colors,
@@ -221,8 +222,7 @@ def change_as_said(
 _OFF_WORDS = re.compile(
     r"\b(?:turn|switch|shut|power|lights?|lamps?|strip|leds?|it|them|all)\s+(?:\w+\s+)?off\b|"
     r"^\W*off\b|\boff\W*$|"
-    r"\b(?:out|dark|black|kill|aus|ausschalten|eteins|eteindre|apaga|apagar|spegni|desliga|"
-    r"desligar|uit)\b"
+    r"\b(?:out|dark|black|kill|" + OFF_VERBS + r")\b"
 )
 """Off said as a switch ("turn it off", "lights off", "switch off the lamp"), not as in
 "the glare off the anvil"."""
@@ -268,6 +268,19 @@ def switch_as_meant(arguments: dict[str, Any]) -> dict[str, Any] | None:
     if not isinstance(off, bool) or "on" in arguments:
         return None
     return {**{k: v for k, v in arguments.items() if k != "off"}, "on": not off}
+
+
+def off_as_said(arguments: dict[str, Any], request: str) -> dict[str, Any] | None:
+    """``{"on": false}`` where the ``request`` says to switch off and names no colour,
+    and the model wrote a colour that is not off ("Zhasni prosím světlo.", Czech for
+    "switch the light off, please", came as ``color: "white"``; fresh39); ``None``: as
+    written."""
+    color = arguments.get("color")
+    if not isinstance(color, str) or color.strip().lower() in OFF_COLORS or "on" in arguments:
+        return None
+    if not _OFF_WORDS.search(fold(request)) or _colors_said(request):
+        return None
+    return {"on": False}
 
 
 _LEVEL = re.compile(
@@ -336,6 +349,8 @@ def as_said(
             return undone
         if alone := level_as_said(arguments, request, named=named):
             return alone
+        if off := off_as_said(arguments, request):
+            return off
         switched = switch_as_meant(arguments)
         switched = dimmed_as_said(switched or arguments, request) or switched
         calm = effect_as_said(switched or arguments, request) or switched

@@ -15,6 +15,24 @@ from edgeagent.plugin import ToolArgumentError, fold, one_slip
 BLACK = "#000000"
 OFF_COLORS = frozenset({"off", "none", "black", "dark", "#000", "#000000"})
 """Colours that mean "turn it off" to a person; for a pixel range they paint it black."""
+OFF_VERBS = "|".join(
+    re.escape(fold(phrase))
+    for phrase in (
+        # German, French, Spanish, Portuguese, Italian, Dutch, Swedish, Danish and
+        # Norwegian, Polish
+        "aus", "ausschalten", "eteins", "eteindre", "eteignez", "apaga", "apague", "apagar",
+        "desliga", "desligar", "spegni", "spegnere", "uit", "slack", "sluk", "slukk",
+        "wyłacz", "wylacz",
+        # Czech, Turkish, Greek, Hungarian, Finnish, Romanian, Russian, Ukrainian:
+        # "Zhasni prosím světlo." came as white (fresh39)
+        "zhasni", "zhasněte", "zhasnout", "vypni", "vypněte", "vypnout", "kapat", "kapatın",
+        "kapa", "söndür", "σβήσε", "σβήστε", "κλείσε", "kapcsold ki", "kapcsolja ki",
+        "oltsd le", "sammuta", "stinge", "oprește", "выключи", "выключите", "вимкни",
+        "вимкніть",
+    )
+)  # fmt: skip
+"""Words that switch a light off in the languages the strip reads, folded, as one
+regular expression's alternatives."""
 RGB = tuple[int, int, int]
 
 

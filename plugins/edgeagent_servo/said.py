@@ -100,11 +100,13 @@ _BACK = re.compile(
 
 
 # Where to point: "to 40", "face 40", "auf 40", "sur 40", "para 40"; Dutch "op 40", "naar 40";
-# Polish "na 40"; Swedish "till 40", "på 40"; "hasta 40", "fino a 40", "até 40", "bis 40".
+# Polish "na 40"; Swedish "till 40", "på 40"; "hasta 40", "fino a 40", "até 40", "bis 40";
+# Romanian "la 40", Greek "στις 40"; and after the number, Turkish "40 dereceye", Hungarian
+# "40 fokra", Finnish "40 asteeseen" ("Kamerayı 20 dereceye çevir" ran as a turn; fresh39).
 _TO_NUMBER = re.compile(
     r"\b(?:to|at|fac(?:e|ing)|auf|sur|para|posicao\s+de|posicion\s+de|posizione\s+di|"
-    r"position(?:\s+of)?|op|naar|na|till|pa|hasta|fino\s+a|ate|bis(?:\s+auf)?)"
-    r"\s+(\d+(?:[.,]\d+)?)"
+    r"position(?:\s+of)?|op|naar|na|till|pa|hasta|fino\s+a|ate|bis(?:\s+auf)?|la|στις|στο)"
+    r"\s+(\d+(?:[.,]\d+)?)|\b(\d+(?:[.,]\d+)?)\s*(?:°\s*)?(?:derece(?:ye|ya)|fokra|asteeseen)\b"
 )
 # Onward: "further", "weiter(e)", "encore", "ancora", "altri", "otros", "mais"; Dutch
 # "verder", "nog"; Polish "jeszcze", "dalej"; Swedish "ytterligare", "längre".
@@ -144,7 +146,9 @@ def position_as_said(arguments: dict[str, Any], request: str) -> dict[str, Any] 
             return None
         value = -value
     if name in _SIDES and not onward:
-        said = [float(m.group(1).replace(",", ".")) for m in _TO_NUMBER.finditer(folded)]
+        said = [
+            float((m.group(1) or m.group(2)).replace(",", ".")) for m in _TO_NUMBER.finditer(folded)
+        ]
         return {_SIDES[name]: said[0]} if len(said) == 1 else None
     turns = {v: k for k, v in _SIDES.items()}
     return {turns[name]: value} if name in turns and onward else None

@@ -859,3 +859,28 @@ def test_an_english_colour_phrase_is_its_css_colour(
         assert outcome.ok and outcome.result["color"] == color
     finally:
         loaded.close()
+
+
+@pytest.mark.parametrize(
+    ("arguments", "request_"),
+    [
+        ({"color": "white"}, "Vypni světlo v kuchyni"),  # Czech
+        ({"color": "white"}, "Işıkları kapat lütfen"),  # Turkish
+        ({"color": "yellow"}, "Σβήσε το φως"),  # Greek
+        ({"color": "white", "brightness": 100}, "lights off now"),
+    ],
+)
+def test_a_colour_for_a_request_to_switch_off_is_the_switch(
+    arguments: dict[str, object], request_: str
+) -> None:
+    # "Zhasni prosím světlo." (switch the light off, please) came as white (fresh39).
+    assert reread(edgeagent_led, "led", arguments, request_) == {"on": False}
+
+
+@pytest.mark.parametrize(
+    "request_",
+    ["turn the red off and make it blue", "switch off the blinking, green please"],
+)
+def test_a_request_to_switch_off_that_names_a_colour_keeps_it(request_: str) -> None:
+    read = reread(edgeagent_led, "led", {"color": "blue"}, request_)
+    assert read is None or read.get("on") is not False

@@ -400,6 +400,10 @@ def test_plugin_registers_tools_and_closes_the_backend() -> None:
         ({"back": True}, "back 10 or 20 degrees", None),
         # "to N" with a side is a position on that side; "more"/"further" a turn.
         ({"right": 40}, "pan the camera to 40 degrees right", {"right_of_center": 40}),
+        ({"left": 35}, "Kamerayı sola 35 dereceye getir", {"left_of_center": 35}),  # Turkish
+        ({"right": 15}, "Fordítsd a kamerát jobbra 15 fokra", {"right_of_center": 15}),
+        ({"right": 25}, "Käännä kamera oikealle 25 asteeseen", {"right_of_center": 25}),
+        ({"left": 10}, "Rotește camera la stânga la 10 grade", {"left_of_center": 10}),
         # fresh34: a turn of 45 from 10 ran to -35.
         ({"left": 45}, "turn the camera to face 45 degrees left", {"left_of_center": 45}),
         ({"right": 30}, "pan the camera to 40 degrees right", {"right_of_center": 40}),
