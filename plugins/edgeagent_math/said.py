@@ -31,6 +31,7 @@ from edgeagent.plugin import ToolError, fold
 from edgeagent_math.evaluator import evaluate
 from edgeagent_math.mean import mean_as_said
 from edgeagent_math.rates import asks_rate, rate_as_said
+from edgeagent_math.spoken import operation_as_said
 from edgeagent_math.units import scale_as_said
 
 _NUMBER = r"((?:-|(?:minus|menos|moins|meno|negative|negativ)\s+)?\d+(?:[.,]\d+)?)"
@@ -59,8 +60,9 @@ def as_said(arguments: dict[str, Any], request: str) -> dict[str, Any] | None:
     """The ``math`` tool's reread: a temperature conversion, a percentage, what comes
     off an earlier result, a rate asked "per" something
     (:func:`edgeagent_math.rates.rate_as_said`), a mean from a total and a count
-    (:func:`edgeagent_math.mean.mean_as_said`), or a result in the unit asked for
-    (:func:`edgeagent_math.units.scale_as_said`)."""
+    (:func:`edgeagent_math.mean.mean_as_said`), a result in the unit asked for
+    (:func:`edgeagent_math.units.scale_as_said`), or an operation said in words in
+    another language (:func:`edgeagent_math.spoken.operation_as_said`)."""
     return (
         conversion_as_said(arguments, request)
         or percent_as_said(arguments, request)
@@ -68,6 +70,7 @@ def as_said(arguments: dict[str, Any], request: str) -> dict[str, Any] | None:
         or rate_as_said(arguments, request)
         or mean_as_said(arguments, request)
         or (None if asks_rate(request) else scale_as_said(arguments, request))
+        or (None if asks_rate(request) else operation_as_said(arguments, request))
     )
 
 
