@@ -6,7 +6,6 @@ leaves no trace in the history."""
 
 from __future__ import annotations
 
-import json
 from typing import Any
 
 import edgeagent_math
@@ -22,10 +21,7 @@ from edgeagent.tools.executor import ToolExecutor
 from edgeagent.tools.registry import ToolRegistry
 from tests.agent.scripted_agent import run_turn
 from tests.agent.stub_llm import StubLLM
-
-
-def fence(name: str, **arguments: Any) -> str:
-    return "```json\n" + json.dumps({"name": name, "arguments": arguments}) + "\n```"
+from tests.agent.test_honesty import fence
 
 
 class Strip:

@@ -163,9 +163,9 @@ def test_an_order_answered_with_a_claim_gets_its_look_among_the_acting_tools() -
     # "Sluk lyset, tak." was answered "The LED strip is now off.", and the forced read
     # for a value only a tool knows read the strip instead (fresh42).
     lamp = StripWithState()
-    model = ByGrammar(
+    model = Looks(
+        {"root ::= act": fence("led", color="red"), "root ::= read": fence("led_state")},
         said="The LED strip is now red.",
-        forced={"root ::= act": fence("led", color="red"), "root ::= read": fence("led_state")},
     )
     named = {"led": lambda request: "lys" in request}
     agent = agent_for(model, lamp, named=named, act="root ::= act", read="root ::= read")
@@ -184,24 +184,6 @@ class StripWithState(Strip):
         """Whether the strip is on, and its colour."""
         self.read += 1
         return "on, white"
-
-
-class ByGrammar(Model):
-    """Forces a call by grammar (``forced``: grammar -> output); says yes to every side
-    question."""
-
-    def __init__(self, *, said: str, forced: dict[str, str]) -> None:
-        super().__init__(said=said, forced="", side="yes")
-        self.calls_for = forced
-
-    async def stream(self, request: Any) -> Any:
-        self.requests.append(request)
-        if request.aside:
-            yield "yes"
-        elif request.grammar:
-            yield self.calls_for[request.grammar]
-        else:
-            yield self.said
 
 
 class Reader(Model):
@@ -1110,10 +1092,11 @@ class Rig:
 
 
 class Looks(Model):
-    """Refuses; under each grammar, that grammar's call; yes to every side question."""
+    """Refuses (or says ``said``); under each grammar, that grammar's call; yes to every
+    side question."""
 
-    def __init__(self, calls: dict[str, str]) -> None:
-        super().__init__(said=REFUSAL, forced="", side="yes")
+    def __init__(self, calls: dict[str, str], *, said: str = REFUSAL) -> None:
+        super().__init__(said=said, forced="", side="yes")
         self.calls = calls
 
     async def stream(self, request: Any) -> Any:
