@@ -22,7 +22,15 @@ from collections.abc import Callable
 from typing import Any
 
 from edgeagent.plugin import Reread, fold
-from edgeagent_servo.said import _BACK, _HALFWAY, DIRECTIONS, reaches
+from edgeagent_servo.said import (
+    _BACK,
+    _CENTER,
+    _HALFWAY,
+    _NEGATIVE,
+    _TOO_FAR,
+    DIRECTIONS,
+    reaches,
+)
 
 _WRONG_WAY = re.compile(
     r"\bwrong\s+(?:way|direction|side)\b|\bi\s+meant\s+(?:to\s+the\s+)?(?:left|right|the\s+other)\b|"
@@ -86,6 +94,35 @@ def toward_center_as_said(
     return {"by": turn}
 
 
+def side_as_said(arguments: dict[str, Any], request: str) -> dict[str, Any] | None:
+    """A turn of the same size toward the one side the request names, where the model's
+    turn goes the other way and the request says no sign, center, overshoot or wrong
+    way ("Vrid kameran 30 grader åt vänster", Swedish for 30 degrees left, came as
+    ``right: 30``, and Finnish "vasemmalle" the same; fresh43); ``None``: as the
+    model wrote them."""
+    meant = {k: v for k, v in arguments.items() if v not in (None, False, 0)}
+    if len(meant) != 1:
+        return None
+    ((name, value),) = meant.items()
+    if name not in _TURNS or isinstance(value, bool) or not isinstance(value, int | float):
+        return None
+    folded = fold(request)
+    every_side = "|".join(w for words in DIRECTIONS.values() for w in words)
+    if (
+        _WRONG_WAY.search(folded)
+        or _CENTER.search(folded)
+        or _NEGATIVE.search(folded)
+        or re.search(_TOO_FAR % (every_side, every_side), folded)
+    ):
+        return None
+    words = set(re.findall(r"\w+", folded))
+    sides = [side for side, said in DIRECTIONS.items() if not words.isdisjoint(said)]
+    if len(sides) != 1:
+        return None  # no side, or both: the model's to write
+    goes = "left" if (name == "left") == (value > 0) else "right"
+    return None if goes == sides[0] else {sides[0]: abs(value)}
+
+
 def asks_undo(request: str) -> bool:
     """The servo's ``undone_in``: whether the ``request`` asks to go back where the
     servo was ("undo that", "go back to where it was", "comme avant"); "back" alone may
@@ -100,7 +137,8 @@ def corrected(
     last_turn: Callable[[], float | None],
 ) -> Reread:
     """``reread`` (the servo's :func:`~edgeagent_servo.said.as_said`), then a turn
-    from before a wrong-way turn or toward the center, read from what it gave."""
+    from before a wrong-way turn, toward the center, or toward the side the request
+    names, read from what it gave."""
 
     def read(arguments: dict[str, Any], request: str) -> dict[str, Any] | None:
         read_so_far = reread(arguments, request)
@@ -108,6 +146,7 @@ def corrected(
         return (
             wrong_way_as_said(meant, request, current=current, last_turn=last_turn)
             or toward_center_as_said(meant, request, current=current)
+            or side_as_said(meant, request)
             or read_so_far
         )
 

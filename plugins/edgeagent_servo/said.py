@@ -65,12 +65,16 @@ from edgeagent.plugin import Reread, ToolArgumentError, fold
 from edgeagent_servo.controller import aim
 
 # Sides in English, German and Dutch, French, Spanish, Italian, Portuguese, Polish ("w
-# lewo", "na prawo", "po lewej") and Swedish ("vänster", "höger", folded).
+# lewo", "na prawo", "po lewej") and Swedish ("vänster", "höger", folded); Finnish,
+# Turkish, Czech, Hungarian, Greek, Romanian, Danish and Norwegian, Russian and
+# Ukrainian, as a turn says them ("vasemmalle", "sola", "doleva", "balra").
 DIRECTIONS = {
     "left": ("left", "links", "gauche", "izquierda", "sinistra", "esquerda", "lewo", "lewej",
-             "vanster"),
+             "vanster", "vasemmalle", "vasempaan", "sola", "doleva", "vlevo", "balra",
+             "αριστερα", "stanga", "venstre", "налево", "влево", "ліворуч", "вліво"),
     "right": ("right", "rechts", "droite", "derecha", "destra", "direita", "prawo", "prawej",
-              "hoger"),
+              "hoger", "oikealle", "oikeaan", "saga", "doprava", "vpravo", "jobbra", "δεξια",
+              "dreapta", "højre", "høyre", "направо", "вправо", "праворуч"),
 }  # fmt: skip
 _NEGATIVE = re.compile(r"(?<![\w-])-\s*\d|\b(?:minus|moins|menos|meno|negative|negativ)\b")
 # The center, in those languages: Dutch "het midden", "het centrum"; Polish "od środka",

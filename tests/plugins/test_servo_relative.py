@@ -7,6 +7,7 @@ from typing import Any
 
 import edgeagent_servo
 import pytest
+from edgeagent_servo.relative import side_as_said
 
 from edgeagent.testing import load_plugin
 from tests.plugins.rereads import undone
@@ -130,3 +131,37 @@ def test_an_undo_read_from_no_arguments_goes_back() -> None:
     meant, angle = _reread_after([{"angle": 40}, {"left": 20}], {}, "hmm no, undo that")
     assert meant == {"back": True}
     assert angle == 40
+
+
+@pytest.mark.parametrize(
+    ("arguments", "request_", "angle"),
+    [
+        # "Vrid kameran 30 grader åt vänster" (Swedish, 30 left) came as right: 30.
+        ({"right": 25}, "Vrid kameran 25 grader åt vänster", -25),
+        ({"right": 15}, "Käännä kameraa 15 astetta vasemmalle", -15),  # Finnish
+        ({"left": 20}, "Kamerayı 20 derece sağa çevir", 20),  # Turkish
+        ({"by": -10}, "Otoč kameru o 10 stupňů doprava", 10),  # Czech
+        ({"left": 35}, "Στρίψε την κάμερα 35 μοίρες δεξιά", 35),  # Greek
+    ],
+)
+def test_a_turn_goes_to_the_one_side_the_request_names(
+    arguments: dict[str, Any], request_: str, angle: float
+) -> None:
+    meant, reached = _reread_after([], arguments, request_)
+    assert meant is not None and reached == angle
+
+
+@pytest.mark.parametrize(
+    ("arguments", "request_"),
+    [
+        ({"left": 10}, "it's 10 degrees too far right, fix it"),  # an overshoot
+        ({"right": 20}, "argh, wrong way, I meant right"),  # a correction, read apart
+        ({"left": 30}, "turn left 30, no, right 30"),  # both sides
+        ({"right": 15}, "15 degrees, please"),  # no side
+        ({"right": 20}, "20 degrees left of center"),  # a position
+    ],
+)
+def test_a_turn_the_request_does_not_name_one_side_of_stays(
+    arguments: dict[str, Any], request_: str
+) -> None:
+    assert side_as_said(arguments, request_) is None
