@@ -13,10 +13,9 @@ import unicodedata
 
 
 def fold(text: str) -> str:
-    """Lower case, accents dropped, punctuation kept: "Martedì -45°" -> "martedi -45°".
-    Turkish dotless "ı" is an "i" too ("Işığı" -> "isigi", "kırmızı" -> "kirmizi")."""
+    """Lower case, accents dropped, punctuation kept: "Martedì -45°" -> "martedi -45°"."""
     letters = unicodedata.normalize("NFKD", text.casefold())
-    return "".join(c for c in letters if not unicodedata.combining(c)).replace("ı", "i")
+    return "".join(c for c in letters if not unicodedata.combining(c))
 
 
 def plain(text: str) -> str:

@@ -52,6 +52,7 @@ from edgeagent_led.strip import (
     as_written,
     foreign_colors,
     slipped_colors,
+    turkish_forms,
 )
 
 log = logging.getLogger(__name__)
@@ -74,7 +75,7 @@ _WORDS = (
     "osvětlení lampu lámpa lámpát fény fényt villany világítás valo valot valoa lamppu "
     "lampun lumina lumini lumină світло світла лампу лампочку стрічку"
 )
-_NAMES = frozenset(fold(w) for w in _WORDS.split())
+_NAMES = frozenset(form for w in _WORDS.split() for form in turkish_forms(fold(w)))
 _NAME = re.compile(r"\b(?:" + "|".join(sorted(_NAMES, key=len, reverse=True)) + r")\b")
 _OTHER_DEVICE = re.compile(
     r"\b(?:heat|heating|infrared|uv|lava|tanning|sun|street|traffic|brake|head|tail|fog|"

@@ -26,7 +26,7 @@ OFF_VERBS = "|".join(
         # Czech, Turkish, Greek, Hungarian, Finnish, Romanian, Russian, Ukrainian:
         # "Zhasni prosím světlo." came as white (fresh39)
         "zhasni", "zhasněte", "zhasnout", "vypni", "vypněte", "vypnout", "kapat", "kapatın",
-        "kapa", "söndür", "σβήσε", "σβήστε", "κλείσε", "kapcsold ki", "kapcsolja ki",
+        "kapatin", "kapa", "söndür", "σβήσε", "σβήστε", "κλείσε", "kapcsold ki", "kapcsolja ki",
         "oltsd le", "sammuta", "stinge", "oprește", "выключи", "выключите", "вимкни",
         "вимкніть",
     )
@@ -80,7 +80,7 @@ OTHER_LANGUAGES = {
 # Turkish, Greek, Czech, Hungarian, Finnish, Romanian, Danish and Norwegian colour words
 # with their common endings (Turkish and Hungarian "onto", Finnish "into", Czech forms):
 # "Işığı kırmızı yap." came as ``color: "red"`` and was refused as a guess, and so were
-# Greek colour requests (fresh41, fresh42). Folded, Turkish reads without its letters too.
+# Greek colour requests (fresh41, fresh42). Turkish reads without its letters too.
 MORE_LANGUAGES = {
     "red": ("kırmızı", "kırmızıya", "κόκκινο", "κόκκινα", "κόκκινη",
             "červená", "červenou", "červený", "červené", "červeně", "piros", "pirosra", "vörös",
@@ -130,6 +130,13 @@ RUSSIAN_STEMS = {
 RUSSIAN_ENDINGS = ["ыи", "ая", "ое", "ые", "ым", "ыми", "ых", "ои", "ую", "ого", "ому", "ом"]
 RUSSIAN_SOFT_ENDINGS = ["ии", "яя", "ее", "ие", "им", "ими", "их", "еи", "юю", "его", "ему", "ем"]
 """The endings of "синий" (blue), the one soft stem: "серии" (series) is no grey."""
+
+
+def turkish_forms(folded: str) -> set[str]:
+    """A folded word as Turkish may be typed: with its dotless "ı", without it ("ı" as
+    "i"), and capitalised, where a capital I folds to a dotted i ("Işığı" folds to
+    "isıgı")."""
+    return {folded, folded.replace("ı", "i"), folded[:1].replace("ı", "i") + folded[1:]}
 
 
 def _russian() -> dict[str, str]:
@@ -183,7 +190,8 @@ _CSS_NAME = {
         form: name
         for languages in (OTHER_LANGUAGES, MORE_LANGUAGES)
         for name, words in languages.items()
-        for form in {fold(word) for word in words}
+        for word in words
+        for form in turkish_forms(fold(word))
     },
     **{fold(word): name for word, name in _shaded().items()},
     **_russian(),
