@@ -58,6 +58,18 @@ _SLAVIC_FINNISH_TURKISH_WEEKDAY_WORDS = (
         "pazar gunu", "bu pazar",
     ),
 )  # fmt: skip
+# Russian and Ukrainian (as said after "в"/"у": "в четверг", "у п'ятницю"), Greek,
+# Hungarian (also "on" it: "pénteken"), Romanian, folded: "Какая погода будет в Moscow
+# в четверг?" came as Friday (fresh44).
+_CYRILLIC_GREEK_HUNGARIAN_ROMANIAN_WEEKDAY_WORDS = (
+    ("понедельник", "понеділок", "δευτερα", "hetfo", "hetfon", "luni"),
+    ("вторник", "вівторок", "τριτη", "kedd", "kedden", "marti"),
+    ("среда", "среду", "середа", "середу", "τεταρτη", "szerda", "szerdan", "miercuri"),
+    ("четверг", "четвер", "πεμπτη", "csutortok", "csutortokon", "joi"),
+    ("пятница", "пятницу", "п ятниця", "п ятницю", "παρασκευη", "pentek", "penteken", "vineri"),
+    ("суббота", "субботу", "субота", "суботу", "σαββατο", "szombat", "szombaton", "sambata"),
+    ("воскресенье", "неділя", "неділю", "κυριακη", "vasarnap", "duminica"),
+)  # fmt: skip
 WORDS: dict[str, str] = {
     # English
     "today": "today", "tonight": "today", "tomorrow": "tomorrow",
@@ -95,14 +107,15 @@ WORDS: dict[str, str] = {
     "guten morgen": "", "por la manana": "", "de manana": "", "goedemorgen": "",
     "goede morgen": "", "god morgen": "", "god morgon": "",
 }  # fmt: skip
-for _english, _words, _more, _east in zip(
+for _english, _words, _more, _east, _further in zip(
     WEEKDAYS,
     _WEEKDAY_WORDS,
     _MORE_WEEKDAY_WORDS,
     _SLAVIC_FINNISH_TURKISH_WEEKDAY_WORDS,
+    _CYRILLIC_GREEK_HUNGARIAN_ROMANIAN_WEEKDAY_WORDS,
     strict=True,
 ):
-    WORDS.update(dict.fromkeys((_english, *_words, *_more, *_east), _english))
+    WORDS.update(dict.fromkeys((_english, *_words, *_more, *_east, *_further), _english))
 _PATTERN = re.compile(
     r"\b(" + "|".join(sorted(map(re.escape, WORDS), key=len, reverse=True)) + r")\b"
 )

@@ -157,6 +157,12 @@ def test_said_day_in_dutch_swedish_danish_norwegian_polish(request_: str, day: s
         ("3 gün sonra Trabzon'da hava nasıl?", "in 3 days"),
         ("Pazar yerinde hava nasıl, Rize?", None),  # a market, not Sunday
         ("Pazar'da hava nasıl?", None),  # a town in Rize
+        # Russian, Ukrainian, Greek, Hungarian, Romanian
+        ("Будет ли дождь в Казани в пятницу?", "friday"),
+        ("Яка погода у Львові в неділю?", "sunday"),
+        ("Θα βρέξει στη Θεσσαλονίκη την Κυριακή;", "sunday"),
+        ("Milyen idő lesz Debrecenben pénteken?", "friday"),
+        ("Cum va fi vremea la Cluj sâmbătă?", "saturday"),
         # Homographs stay no day: Italian "sali", the greetings, "Guten Morgen".
         ("Se sali in montagna, che tempo fa?", None),
         ("Che tempo fa domani a Sali?", "tomorrow"),
