@@ -109,12 +109,15 @@ def brightness_as_said(
 ) -> dict[str, Any] | None:
     """``arguments`` with the brightness the ``request`` names relative to the
     ``current()`` level (read only then), or without the one it says to keep, where the
-    model wrote a brightness and the request names exactly one change; ``None``: as
+    model wrote a brightness and the request names exactly one change; with the end of
+    the range the request names (:func:`end_added`) where it wrote none; ``None``: as
     written."""
     brightness = arguments.get("brightness")
-    if brightness is None or isinstance(brightness, bool):
+    if isinstance(brightness, bool):
         return None
     folded = fold(request)
+    if brightness is None:
+        return end_added(arguments, folded)
     if _SAME.search(folded) or (_KEEP_LEVEL.search(folded) and not _DIGIT.search(folded)):
         return {k: v for k, v in arguments.items() if k != "brightness"}
     ends = [level for level, words in ((1, _LOWEST), (100, _HIGHEST)) if words.search(folded)]
@@ -135,6 +138,20 @@ def brightness_as_said(
     ((share, points),) = changes
     level = max(1, min(100, round(current() * share + points)))
     return None if brightness == level else {**arguments, "brightness": level}
+
+
+def end_added(arguments: dict[str, Any], folded: str) -> dict[str, Any] | None:
+    """``arguments`` with brightness 1 or 100 where the ``folded`` request names that
+    one end of the range and no number, and nothing switches off: "baja el brillo al
+    mínimo" came on a look as ``brightness: 0``, which the strip reads as 1, but a
+    value read only from the model's own was no value the request said (fresh44);
+    read from the request alone, it is. ``None``: as written."""
+    color = arguments.get("color")
+    off = isinstance(color, str) and color.strip().lower() in OFF_COLORS
+    if off or arguments.get("on") is False or _DIGIT.search(folded):
+        return None
+    ends = [level for level, words in ((1, _LOWEST), (100, _HIGHEST)) if words.search(folded)]
+    return {**arguments, "brightness": ends[0]} if len(ends) == 1 else None
 
 
 _EFFECT = re.compile(

@@ -228,8 +228,12 @@ def test_a_colour_word_of_another_language_is_its_css_colour(
         ({"off": True}, "apaga la luz", {"on": False}),
         ({"off": False, "color": "red"}, "rot bitte", {"on": True, "color": "red"}),
         ({"off": True, "on": True}, "hmm", None),  # both: the error names the bad one
-        # An effect the request does not name: dropped.
-        ({"color": "white", "effect": "blink"}, "bright white, full power", {"color": "white"}),
+        # An effect the request does not name: dropped ("full power" sets the level).
+        (
+            {"color": "white", "effect": "blink"},
+            "bright white, full power",
+            {"color": "white", "brightness": 100},
+        ),
         ({"color": "red", "effect": "pulse"}, "pulse it red", None),
         ({"color": "red", "effect": "blink"}, "lass es rot blinken", None),
         # Pixels the request does not name: dropped.
@@ -884,3 +888,21 @@ def test_a_colour_for_a_request_to_switch_off_is_the_switch(
 def test_a_request_to_switch_off_that_names_a_colour_keeps_it(request_: str) -> None:
     read = reread(edgeagent_led, "led", {"color": "blue"}, request_)
     assert read is None or read.get("on") is not False
+
+
+@pytest.mark.parametrize(
+    ("arguments", "request_", "read"),
+    [
+        # An end the request names, where the model wrote no level: read from the
+        # request alone too ("baja el brillo al mínimo" came on a look as 0; fresh44).
+        ({}, "pon el brillo al mínimo", {"brightness": 1}),
+        ({"color": "red"}, "red, as bright as it goes", {"color": "red", "brightness": 100}),
+        ({"color": "blue"}, "blue at 30, the minimum I can stand", None),  # a number
+        ({"on": False}, "lowest setting... no, just off", None),  # off
+        ({"color": "green"}, "green please", None),  # no end
+    ],
+)
+def test_an_end_named_without_a_level_written_is_that_end(
+    arguments: dict[str, Any], request_: str, read: dict[str, Any] | None
+) -> None:
+    assert reread(edgeagent_led, "led", arguments, request_) == read
