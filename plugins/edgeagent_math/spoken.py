@@ -64,17 +64,21 @@ _POWER = [
     for n, words in POWERS.items()
 ]
 _NUMBERS = re.compile(r"\d+(?:\.\d+)?")
+_NAMED = re.compile(r"[^\W\d]")
+"""A letter: a name of an earlier result (``ans``) or a function (``sqrt``)."""
 _SIGNED = re.compile(r"(?:-|\b(?:minus|menos|moins|meno|negative|negativ|eksi|минус|мінус))\s*$")
 """A sign before the first number: "minus 5 times 3" is no "5 * 3"."""
 
 
 def operation_as_said(arguments: dict[str, Any], request: str) -> dict[str, Any] | None:
     """``A op B`` (or ``A^n``) where the ``request`` says exactly that one operation in
-    words, with no sign before it, and the model's expression holds the same numbers
-    (for a power, its base) but gives another value; ``None``: as the model wrote it."""
+    words, with no sign before it, and the model's expression, of numbers alone, holds
+    the same numbers (for a power, its base) but gives another value; ``None``: as the
+    model wrote it. "times 3 plus 7" after a result came as ``ans * 3 + 7``, right, and
+    was read as ``3 + 7`` (fresh44)."""
     expression = arguments.get("expression")
-    if not isinstance(expression, str):
-        return None
+    if not isinstance(expression, str) or _NAMED.search(expression):
+        return None  # "ans * 3 + 7" for "times 3 plus 7": an earlier result, a function
     folded = fold(request)
     said = [
         (m, f"{_dot(m.group(1))} {op} {_dot(m.group(2))}")

@@ -48,6 +48,8 @@ def test_an_operation_said_in_words_is_the_one_that_runs(
         ("12 * 7 + 2", "12 mal 7 plus 2"),  # two operations said
         ("100 / 4 * 3", "Was ist 100 geteilt durch 4, mal 3?"),  # two
         ("2 * 3", "Was ist 12 mal 7?"),  # other numbers: another calculation
+        ("ans * 3 + 7", "times 3 plus 7"),  # an earlier result (fresh44)
+        ("sqrt(16) * 2", "16 mal 2"),  # a function
     ],
 )
 def test_an_expression_the_request_does_not_say_as_one_operation_stays(
