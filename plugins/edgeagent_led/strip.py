@@ -85,7 +85,7 @@ MORE_LANGUAGES = {
     "red": ("kırmızı", "kırmızıya", "κόκκινο", "κόκκινα", "κόκκινη",
             "červená", "červenou", "červený", "červené", "červeně", "piros", "pirosra", "vörös",
             "vörösre", "punainen", "punaiseksi", "punaisella", "roșu", "rosu", "roșie",
-            "rosie", "rød", "rødt", "røde"),
+            "rød", "rødt", "røde"),
     "blue": ("mavi", "maviye", "μπλε", "modrá", "modrou", "modrý", "modré", "modře", "kék",
              "kékre", "sininen", "siniseksi", "albastru", "albastră"),
     "green": ("yeşil", "yeşile", "πράσινο", "πράσινα", "zelená", "zelenou",
