@@ -114,11 +114,25 @@ _CHANGE = re.compile(
     re.IGNORECASE,
 )
 # A request for such a change: its words, and those people use for one ("add 'milk' to
-# it", "get rid of the todo file", "tick off milk"), in the languages asked most.
+# it", "get rid of the todo file", "tick off milk"), and the words for deleting,
+# emptying, installing and restarting in the languages people ask in ("Radera alla filer
+# i loggmappen" listed the folder: Swedish was not here; blind prompts).
 _ASKED_CHANGE = re.compile(
     r"\b(?:add|get\s+rid\s+of|tick\s+off|cross\s+(?:off|out)|lösch\w*|loesch\w*|"
-    r"supprim\w*|effac\w*|borr[ae]\w*|elimin\w*|cancell\w*|apag[au]\w*|"
-    r"ajout\w*|añad\w*|aggiung\w*|hinzufüg\w*)\b",
+    r"entfern\w*|installier\w*|neu\s*start\w*|"  # German
+    r"supprim\w*|effac\w*|ajout\w*|redémarr\w*|"  # French
+    r"borr[ae]\w*|elimin\w*|añad\w*|vac[ií][ae]\w*|reinici\w*|instal+[aeáo]\w*|"  # Spanish
+    r"cancell\w*|aggiung\w*|svuot\w*|riavvi\w*|"  # Italian
+    r"apag[au]\w*|exclu[ai]\w*|hinzufüg\w*|"  # Portuguese
+    r"verwijder\w*|wis|herstart\w*|installeer\w*|"  # Dutch
+    r"radera\w*|ta\s+bort|töm\w*|slett\w*|slet|fjern\w*|"  # Swedish, Norwegian, Danish
+    r"poista\w*|töröl\w*|[șş]terge\w*|sterge\w*|"  # Finnish, Hungarian, Romanian
+    r"usu[nń]\w*|skasuj\w*|wyczyść|zainstaluj\w*|"  # Polish
+    r"sma[zž]\w*|odstra[nň]\w*|vyma[zž]\w*|"  # Czech, Slovak
+    r"sil|silin|silinsin|siliver|temizle\w*|"  # Turkish
+    r"удал\w*|сотр\w*|очист\w*|перезагруз\w*|видал\w*|"  # Russian, Ukrainian
+    r"διάγραψ\w*|διέγραψ\w*|σβήσ\w*)\b"  # Greek
+    r"|削除|消去|删除",  # Japanese, Chinese ("消して" also switches a light off)
     re.IGNORECASE,
 )
 # A request put as a question or a request to read: a "?", or its first word after
@@ -141,13 +155,19 @@ _REFERS_BACK = re.compile(
     re.IGNORECASE,
 )
 # A correction of the turn before: it names only the new value ("no wait, gold", "nah,
-# crimson", "make it teal instead"), and what it changes was named or done before.
+# crimson", "make it teal instead") or turns the move before around ("now go 50 the other
+# way" after 30 to the right: asked alone, the capability question said the servo could
+# not; blind prompts), and what it changes was named or done before.
 _CORRECTS = re.compile(
     r"^\W*(?:no|nope|nah|not\s+that|actually|wait|hmm+|rather|make\s+that|scratch\s+that|"
     r"on\s+second\s+thought|nein|nee|doch|lieber|non|plutôt|en\s+fait|mejor|anzi|meglio|"
     r"não|nej|hellre|liever)\b"
     r"|\b(?:instead|rather\s+than|stattdessen|plutôt|en\s+su\s+lugar|invece|em\s+vez|"
-    r"in\s+plaats\s+daarvan|istället)\b",
+    r"in\s+plaats\s+daarvan|istället|the\s+other\s+(?:way|direction|side)|"
+    r"the\s+opposite\s+(?:way|direction|side)|andersrum|in\s+die\s+andere\s+richtung|"
+    r"dans\s+l'autre\s+sens|de\s+l'autre\s+c[oô]t[eé]|al\s+rev[eé]s|"
+    r"(?:hacia|para)\s+el\s+otro\s+lado|dall'altra\s+parte|nell'altra\s+direzione|"
+    r"para\s+o\s+outro\s+lado|de\s+andere\s+kant|[aå]t\s+andra\s+h[aå]llet)\b",
     re.IGNORECASE,
 )
 # A request's first word that joins it to the turn before: "and if I do that 4 times a
@@ -292,7 +312,7 @@ def refers_back(request: str) -> bool:
 
 def corrects(request: str) -> bool:
     """True when ``request`` corrects the turn before: "no wait, gold", "nah,
-    crimson", "make it teal instead", "nein, lieber grün"."""
+    crimson", "make it teal instead", "nein, lieber grün", "now go 50 the other way"."""
     return bool(_CORRECTS.search(request))
 
 

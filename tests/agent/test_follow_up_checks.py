@@ -159,6 +159,24 @@ def test_a_correction_runs_when_the_capability_question_says_yes_either_way(
     assert said[1] == "The camera is at 0°."
 
 
+def test_a_move_turned_the_other_way_is_asked_again_with_the_move_before() -> None:
+    # "now go 50 the other way" after "swing the camera 30 to the right": alone, the
+    # capability question said the servo could not do it (blind prompts).
+    request_ = "now go 50 the other way"
+    both = f"point the camera left {request_}"
+    agent, camera = camera_agent(
+        [
+            (f"^{topic(request_)}", "yes"),
+            (f'^Device: .*\nRequest: "{both}"', "yes"),
+            (f'^Device: .*\nRequest: "{request_}"', "no"),
+            (f"^{request_}", fence("servo", angle=20)),
+        ]
+    )
+    said = answers(agent, "point the camera left", request_)
+    assert camera.moves == [{"angle": -30}, {"angle": 20}]
+    assert said[1] == "The camera is at 20°."
+
+
 def test_a_correction_naming_another_device_is_still_refused() -> None:
     both = "point the camera left no wait, turn on the fan"
     agent, camera = camera_agent(
@@ -182,6 +200,10 @@ def test_a_correction_naming_another_device_is_still_refused() -> None:
         "Nein, lieber grün",
         "non, plutôt bleu",
         "scratch that, indigo",
+        "now go 50 the other way",
+        "dreh sie 20 Grad andersrum",
+        "gira 15 grados hacia el otro lado",
+        "tourne de 10 degrés dans l'autre sens",
     ],
 )
 def test_corrections(request_: str) -> None:

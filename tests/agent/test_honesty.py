@@ -1130,6 +1130,31 @@ def test_a_request_put_as_a_question_or_a_read_is_told_from_an_order(
     assert honesty.asks_a_question(request_) is question
 
 
+@pytest.mark.parametrize(
+    ("request_", "change"),
+    [
+        ("Radera alla filer i loggmappen", True),
+        ("ta bort todo.md", True),
+        ("verwijder de logbestanden", True),
+        ("poista lokitiedostot", True),
+        ("smaž všechny logy", True),
+        ("удали notes.txt", True),
+        ("διάγραψε το notes.txt", True),
+        ("installa htop", True),
+        ("reinicia el sistema", True),
+        ("ログを削除して", True),
+        ("ライトを消して", False),  # switches the light off
+        # reading, in the same languages, asks no change
+        ("visa innehållet i notes.txt", False),
+        ("hoeveel regels heeft data.csv", False),
+        ("покажи notes.txt", False),
+        ("silindir kaç derece", False),
+    ],
+)
+def test_a_change_is_told_in_the_languages_people_ask_in(request_: str, change: bool) -> None:
+    assert honesty.asks_a_change(request_) is change
+
+
 class Reader:
     def __init__(self) -> None:
         self.read: list[list[str]] = []

@@ -947,6 +947,13 @@ def test_names_file(path: str, request_: str, named: bool) -> None:
         "ok delete it, I don't need it anymore",
         "get rid of notes.txt for me",
         "disk is filling up, just delete everything in the logs folder",
+        # in other languages ("Radera alla filer i loggmappen" listed the folder)
+        "Radera alla filer i loggmappen",
+        "verwijder notes.txt",
+        "usuń wszystkie logi",
+        "удали все файлы в папке logs",
+        "logs klasöründeki dosyaları sil",
+        "ログフォルダのファイルを削除して",
     ],
 )
 def test_an_order_to_change_asked_of_a_wrapper_is_refused_without_a_side_question(
