@@ -212,12 +212,23 @@ _BEFORE = re.compile(
 )
 
 
+# Today and tomorrow as typed in a hurry, read as the words: "and tmrw?" after a
+# forecast was refused as off the weather's topic (fresh45).
+_HURRIED = (
+    (re.compile(r"\b(?:tmrw|tmrrw|tmr|tmw|tmrow|tomorow|tommorow|tommorrow|tomorrrow|"
+                r"2moro|2morrow|2morow)\b"), "tomorrow"),
+    (re.compile(r"\b(?:tonite|2day|2nite)\b"), "today"),
+)  # fmt: skip
+
+
 def said_day(request: str, *, place: str = "") -> str | None:
     """The day ``request`` names in one of those languages, as the tool's English word
     ("martedì" -> "tuesday", "on Thursday" -> "thursday", "and the day after that?" ->
     :data:`NEXT_DAY`); ``None`` when it names none, or several. Words of the ``place``
     do not count ("Santo Domingo" names no Sunday)."""
     text = plain(request)
+    for hurried, word in _HURRIED:
+        text = hurried.sub(word, text)
     if plain(place):
         text = re.sub(r"\b" + re.escape(plain(place)) + r"\b", " ", text)
     found = {WORDS[m] for m in _PATTERN.findall(text)} - {""}

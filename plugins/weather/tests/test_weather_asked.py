@@ -23,6 +23,8 @@ from edgeagent_weather.service import OpenMeteo
         "¿y mañana?",
         "明日は？",
         "а погода завтра?",
+        "and tmrw?",  # refused as off the weather's topic (fresh45)
+        "n 2moro?",
     ],
 )
 def test_a_follow_up_that_names_a_day_or_the_weather_asks_for_a_forecast(request_: str) -> None:

@@ -18,6 +18,9 @@ from edgeagent.plugin import Tool
     ("request_", "day"),
     [
         ("Che tempo farà a Verona martedì?", "tuesday"),
+        ("and tmrw?", "tomorrow"),
+        ("rain in leeds tommorow", "tomorrow"),
+        ("weather in oslo 2nite", "today"),
         ("Nevicherà a Verona MARTEDI", "tuesday"),
         ("¿Qué tiempo hará en Bilbao pasado mañana?", "day after tomorrow"),
         ("Che tempo fa a Bologna dopodomani?", "day after tomorrow"),
@@ -247,7 +250,7 @@ def test_said_day_after_the_last_one(request_: str) -> None:
     ("request_", "day"),
     [
         ("and the day after tomorrow?", "day after tomorrow"),
-        ("the day after tmrw in Leeds", None),  # "tmrw" is the model's to read
+        ("the day after tmrw in Leeds", "day after tomorrow"),  # "tmrw" typed in a hurry
         ("¿y el día después de mañana?", None),
         ("and the day before?", DAY_BEFORE),
         ("the day before yesterday", None),
