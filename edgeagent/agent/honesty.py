@@ -287,6 +287,8 @@ def asks_a_question(request: str) -> bool:
     polite = _POLITE.match(request)
     if polite and polite.group(1).lower() not in _READ_VERBS:
         return False
+    if _POLITE_ABROAD.match(request) and not _READS_ABROAD.search(request):
+        return False
     return bool(_QUESTION.search(request))
 
 
@@ -301,6 +303,30 @@ _READ_VERBS = frozenset({
     "show", "tell", "list", "check", "read", "find", "count", "see", "look", "give", "print",
     "display", "say", "grep", "search", "get", "open",
 })  # fmt: skip
+# The same in other languages, whose verb may come last: "Kan du radera alla
+# loggfiler?" (Swedish) ran df on the reader question's yes (fresh45). A word to read
+# anywhere in it (:data:`_READS_ABROAD`) makes it a request to read.
+_POLITE_ABROAD = re.compile(
+    r"^\W*(?:kannst\s+du|k[öo]nntest\s+du|k[öo]nnen\s+sie|k[öo]nnten\s+sie|"
+    r"peux[-\s]tu|pouvez[-\s]vous|pourrais[-\s]tu|pourriez[-\s]vous|tu\s+peux|"
+    r"vous\s+pouvez|(?:me\s+)?puedes|(?:me\s+)?podr[ií]as|(?:me\s+)?puede\s+usted|"
+    r"(?:mi\s+)?puoi|(?:mi\s+)?potresti|(?:voc[eê]\s+)?pode|podes|poderia|"
+    r"kan\s+(?:du|ni|je|jij)|kunt\s+u|kun\s+je|mo[zż]esz|m[uů][zž]e[sš]|"
+    r"можешь|можете|μπορείς|μπορείτε|voitko|voisitko)\b",
+    re.IGNORECASE,
+)
+_READS_ABROAD = re.compile(
+    r"\b(?:zeig|sagen|sag\s+mir|lies|such|prüf|pruef|schau|zähl|zaehl|"  # German
+    r"montr|dire|dis[-\s]moi|lire|cherch|vérifi|verifi|affich|compt|"  # French
+    r"muestr|mostr|dec[ií]r|dime|d[ií]game|leer|busc|comprob|comprueb|cuent|contar|"
+    r"dimmi|dirmi|legg|cerc|controll|guard|diz|dizer|procur|"  # It., Port.
+    r"toon|laat|zeg|lees|lezen|zoek|controleer|tel|kijk|"  # Dutch
+    r"visa|säg|läs|sök|kolla|räkna|titta|hitta|se\b|vis|fortell|sjekk|tjekk|finn|find|"  # Nordic
+    r"poka[zż]|powiedz|przeczytaj|znajd[zź]|sprawd[zź]|policz|"  # Polish
+    r"uka[zž]|[řr]ekni|p[řr]e[čc]ti|najdi|zkontroluj|spo[čc][íi]tej|"  # Czech
+    r"покаж|скаж|прочит|найд|провер|посчит|δείξ|πες|διάβασ|näytä|kerro|lue)\w*",
+    re.IGNORECASE,
+)
 
 
 def refers_back(request: str) -> bool:

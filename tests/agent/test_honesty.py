@@ -1122,6 +1122,15 @@ def test_a_side_question_is_decided_by_its_first_token(said: str, answer: str) -
         ("can you free some up by clearing the apt cache?", False),
         ("can you clear the log", False),
         ("could you please delete todo.md?", False),
+        # the same in other languages ("Kan du radera alla loggfiler?" ran df; fresh45)
+        ("Kan du radera alla loggfiler?", False),
+        ("Kannst du bitte die Logdateien löschen?", False),
+        ("¿Puedes borrar notes.txt?", False),
+        ("Peux-tu supprimer les logs ?", False),
+        ("Kan du visa vad som står i notes.txt?", True),
+        ("Kannst du mir zeigen, was in notes.txt steht?", True),
+        ("¿Puedes decirme cuánto espacio queda?", True),
+        ("Möchtest du das Log löschen?", True),
     ],
 )
 def test_a_request_put_as_a_question_or_a_read_is_told_from_an_order(

@@ -954,6 +954,9 @@ def test_names_file(path: str, request_: str, named: bool) -> None:
         "удали все файлы в папке logs",
         "logs klasöründeki dosyaları sil",
         "ログフォルダのファイルを削除して",
+        # asked politely: an order all the same ("Kan du radera alla loggfiler?" ran df)
+        "Kan du radera alla loggfiler?",
+        "Kannst du notes.txt löschen?",
     ],
 )
 def test_an_order_to_change_asked_of_a_wrapper_is_refused_without_a_side_question(
