@@ -8,9 +8,10 @@ fraction, ``3/4``, or a percentage) counts only where the words after it say the
 it is a part of is the strip's now ("of what it is", "of its current brightness", "of
 that", "der aktuellen Helligkeit", "de la luminosité actuelle", "del brillo actual",
 "della luminosità attuale"): "70% brightness", "to 70%" and "20% of 150" name a level
-of their own. "cut it to a third" and "reduce the brightness by a quarter" name a part
-of the level the strip has, as a fraction word, never as a percentage ("reduce it to
-70%" is 70).
+of their own. "reduce the brightness by a quarter" names a part of the level the strip
+has, as a fraction word, never as a percentage ("reduce it to 70%" is 70). "cut it
+to a third" alone names no level it is a part of: the model's reading stands ("bring the
+brightness down to a quarter", at 60, was meant as 25 and was read as 15; fresh46).
 """
 
 from __future__ import annotations
@@ -67,13 +68,6 @@ _NOW = (
 )
 _OF_NOW = re.compile(r"(?<![\w.,/])(?:" + _PART + r")\s+(?:" + _NOW + ")")
 _WHO = r"\s+(?:it|them|that|the\s+(?:brightness|level|lights?|lamps?|strip|leds?))"
-_CUT_TO = re.compile(
-    r"\b(?:reduce|cut|drop|lower|decrease|bring|take)(?:"
-    + _WHO
-    + r")?\s+(?:down\s+)?to\s+"
-    + _WORD_PART
-    + r"(?!\s+(?:brightness|power|level|of\s+(?:the\s+)?(?:max|full|total)))"
-)
 _BY = re.compile(
     r"\b(?:(?P<up>increase|raise|boost|bump|brighten)|reduce|cut|drop|lower|decrease|dim)"
     r"(?:" + _WHO + r")?\s+(?:up\s+|down\s+)?by\s+" + _WORD_PART
@@ -95,9 +89,9 @@ def _share(match: re.Match[str]) -> float:
 
 def shares_of_now(folded: str) -> set[float]:
     """The shares of the strip's level now a folded request names: "a quarter of what
-    they are now" 0.25, "70% of its current brightness" 0.7, "cut it to a third" 1/3,
+    they are now" 0.25, "70% of its current brightness" 0.7, "cut it to a third of that" 1/3,
     "reduce it by a quarter" 0.75, "raise it by a half" 1.5."""
-    shares = {_share(m) for p in (_OF_NOW, _CUT_TO) for m in p.finditer(folded)}
+    shares = {_share(m) for m in _OF_NOW.finditer(folded)}
     for m in _BY.finditer(folded):
         shares.add(1 + _share(m) if m.group("up") else 1 - _share(m))
     return shares
