@@ -15,7 +15,7 @@ from collections.abc import Callable, Collection, Mapping, Sequence
 from typing import Any
 
 from edgeagent.agent import honesty
-from edgeagent.agent.answer import acted, failed_to_act
+from edgeagent.agent.answer import acted, failed_to_act, names_device
 from edgeagent.agent.checks import SideChecks, last_to_act
 from edgeagent.agent.events import ErrorEvent
 from edgeagent.agent.second_look import Looking, look_elsewhere, second_look
@@ -23,7 +23,7 @@ from edgeagent.errors import NothingEarlierError
 from edgeagent.tools.calls import ParsedOutput
 from edgeagent.tools.executor import ToolCall, ToolExecutor
 from edgeagent.tools.registry import ToolRegistry
-from edgeagent.tools.tool import ToolKind
+from edgeagent.tools.tool import Tool, ToolKind
 from edgeagent.tools.words import names_a_file
 
 log = logging.getLogger(__name__)
@@ -162,11 +162,13 @@ def undo_moved(
     (its ``reread`` of no arguments; none: the calls as written). "hmm no, undo that
     last change", after the strip went orange and then brighter, came as the servo's
     ``back``, which nothing had moved (fresh39), and so did "undo that" after a colour
-    (fresh27)."""
+    (fresh27). A device is named by its ``named_in`` or a word of its title: "ok now put
+    the camera back where it was", after the strip changed, ran as the strip's undo (the
+    servo declares no ``named_in``; fresh46)."""
     if len(calls) != 1 or calls[0].name not in registry:
         return list(calls)
     tool = registry.get(calls[0].name)
-    if tool.kind is not ToolKind.ACT or (tool.named_in is not None and tool.named_in(request)):
+    if tool.kind is not ToolKind.ACT or _names(request, tool):
         return list(calls)
     undone = [t for t in registry if t.undone_in is not None and t.undone_in(request)]
     if not undone:
@@ -179,7 +181,7 @@ def undo_moved(
         last not in undone
         or last.reread is None
         or any(
-            other.named_in is not None and other.named_in(request)
+            _names(request, other)
             for other in registry
             if other.kind is ToolKind.ACT and other.name != last.name
         )
@@ -194,6 +196,12 @@ def undo_moved(
         return list(calls)  # nothing remembered to go back to
     log.info("undo asked of %s, which made no last change: %s %r", tool.name, last.name, undo)
     return [ToolCall(last.name, undo)]
+
+
+def _names(request: str, tool: Tool) -> bool:
+    """Whether ``request`` names ``tool``'s device (its ``named_in``, or a word of its
+    title)."""
+    return names_device(request, tool) or (tool.named_in is not None and tool.named_in(request))
 
 
 async def nothing_earlier(

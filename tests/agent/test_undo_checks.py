@@ -57,8 +57,9 @@ def _undo_read(arguments: dict[str, Any], request: str) -> dict[str, Any] | None
 NAMES = {"servo": "camera", "lamp": "lamp"}
 
 
-def agent_with(devices: Devices) -> Agent:
-    """Only the turns' own calls say yes; every side question is answered no."""
+def agent_with(devices: Devices, *, named: tuple[str, ...] = ("servo", "lamp")) -> Agent:
+    """Only the turns' own calls say yes; every side question is answered no. The
+    tools ``named`` declare a ``named_in``."""
     engine = ScriptedEngine(
         [
             (r"^Request: \"point the camera 30 left\"", "yes"),
@@ -71,6 +72,9 @@ def agent_with(devices: Devices) -> Agent:
             (r"^actually no, go back to where it was", fence("servo", back=True)),
             (r"^hmm no, undo that", fence("lamp", back=True)),
             (r"^put the camera back where it was", fence("servo", back=True)),
+            # asked of the camera's undo where the servo declares no named_in
+            (r"^Request: \"put the camera back where it was\"", "yes"),
+            (r"^Device: .*\nRequest: \"put the camera back where it was\"", "yes"),
         ],
         default="no",
         context_window=4096,
@@ -80,7 +84,9 @@ def agent_with(devices: Devices) -> Agent:
             t,
             undone_in=_undoes,
             reread=_undo_read,
-            named_in=lambda request, word=NAMES[t.name]: word in request,
+            named_in=(lambda request, word=NAMES[t.name]: word in request)
+            if t.name in named
+            else None,
         )
         for t in tools_from(devices, plugin="test")
     ]
@@ -128,6 +134,20 @@ def test_an_undo_that_names_its_device_stays_with_it() -> None:
     devices = Devices()
     said = answers(
         agent_with(devices),
+        "point the camera 30 left",
+        "lamp red",
+        "put the camera back where it was",
+    )
+    assert devices.moves == [("servo", -30), ("lamp", "red"), ("servo", "back")]
+    assert said[2] == "At 0°."
+
+
+def test_an_undo_that_names_its_device_by_its_title_stays_with_it() -> None:
+    # The servo declares no named_in: "camera", a word of its title, names it (fresh46:
+    # "ok now put the camera back where it was" ran as the strip's undo).
+    devices = Devices()
+    said = answers(
+        agent_with(devices, named=("lamp",)),
         "point the camera 30 left",
         "lamp red",
         "put the camera back where it was",
