@@ -212,6 +212,45 @@ _BEFORE = re.compile(
 )
 
 
+# Days in Japanese, Chinese and Korean, read inside words (no space separates them) and
+# from the request as written (folding splits Korean syllables): "Osakaの明後日の天気を
+# 教えてください" (the day after tomorrow) came as tomorrow (fresh47).
+_CJK_DAYS = {
+    "今日": "today", "本日": "today", "今夜": "today", "きょう": "today", "今天": "today",
+    "今晚": "today", "오늘": "today", "明日": "tomorrow", "あした": "tomorrow",
+    "あす": "tomorrow", "明天": "tomorrow", "내일": "tomorrow",
+    "明後日": "day after tomorrow", "あさって": "day after tomorrow",
+    "后天": "day after tomorrow", "後天": "day after tomorrow", "모레": "day after tomorrow",
+    **{
+        word: day
+        for day, words in zip(
+            WEEKDAYS,
+            (
+                ("月曜", "星期一", "周一", "週一", "礼拜一", "월요일"),
+                ("火曜", "星期二", "周二", "週二", "礼拜二", "화요일"),
+                ("水曜", "星期三", "周三", "週三", "礼拜三", "수요일"),
+                ("木曜", "星期四", "周四", "週四", "礼拜四", "목요일"),
+                ("金曜", "星期五", "周五", "週五", "礼拜五", "금요일"),
+                ("土曜", "星期六", "周六", "週六", "礼拜六", "토요일"),
+                ("日曜", "星期日", "星期天", "周日", "週日", "礼拜天", "일요일"),
+            ),
+            strict=True,
+        )
+        for word in words
+    },
+}  # fmt: skip
+
+
+def _cjk_days(request: str) -> set[str]:
+    """The days :data:`_CJK_DAYS` finds in ``request``, the longest words first."""
+    text, found = request, set()
+    for word in sorted(_CJK_DAYS, key=len, reverse=True):
+        if word in text:
+            found.add(_CJK_DAYS[word])
+            text = text.replace(word, " ")
+    return found
+
+
 # Today and tomorrow as typed in a hurry, read as the words: "and tmrw?" after a
 # forecast was refused as off the weather's topic (fresh45).
 _HURRIED = (
@@ -232,6 +271,7 @@ def said_day(request: str, *, place: str = "") -> str | None:
     if plain(place):
         text = re.sub(r"\b" + re.escape(plain(place)) + r"\b", " ", text)
     found = {WORDS[m] for m in _PATTERN.findall(text)} - {""}
+    found |= _cjk_days(request)
     if _NEXT.search(text):
         found.add(NEXT_DAY)
     if _BEFORE.search(text):

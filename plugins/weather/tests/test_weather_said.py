@@ -19,6 +19,14 @@ from edgeagent.plugin import Tool
     [
         ("Che tempo farà a Verona martedì?", "tuesday"),
         ("and tmrw?", "tomorrow"),
+        # Japanese, Chinese, Korean (the day after tomorrow came as tomorrow; fresh47)
+        ("Osakaの明後日の天気を教えてください", "day after tomorrow"),
+        ("明日の大阪の天気は？", "tomorrow"),
+        ("后天北京会下雨吗？", "day after tomorrow"),
+        ("星期五上海天气怎么样", "friday"),
+        ("金曜日の東京の天気", "friday"),
+        ("부산 모레 날씨 어때?", "day after tomorrow"),
+        ("Seoul 오늘 날씨 어때요?", "today"),
         ("rain in leeds tommorow", "tomorrow"),
         ("weather in oslo 2nite", "today"),
         ("Nevicherà a Verona MARTEDI", "tuesday"),
