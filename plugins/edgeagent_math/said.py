@@ -31,6 +31,7 @@ from edgeagent.plugin import ToolError, fold
 from edgeagent_math.evaluator import evaluate
 from edgeagent_math.mean import mean_as_said
 from edgeagent_math.rates import asks_rate, rate_as_said
+from edgeagent_math.recall import LAST
 from edgeagent_math.spoken import operation_as_said
 from edgeagent_math.units import scale_as_said
 
@@ -58,7 +59,8 @@ _DIFFERENCE = re.compile(r"^\s*(\d+(?:\.\d+)?)\s*-\s*(\d+(?:\.\d+)?|[a-z_]\w*)\s
 
 def as_said(arguments: dict[str, Any], request: str) -> dict[str, Any] | None:
     """The ``math`` tool's reread: a temperature conversion, a percentage, what comes
-    off an earlier result, a rate asked "per" something
+    off an earlier result, the first number said where the model wrote the last
+    result's name for it (:func:`first_number_as_said`), a rate asked "per" something
     (:func:`edgeagent_math.rates.rate_as_said`), a mean from a total and a count
     (:func:`edgeagent_math.mean.mean_as_said`), a result in the unit asked for
     (:func:`edgeagent_math.units.scale_as_said`), or an operation said in words in
@@ -67,11 +69,42 @@ def as_said(arguments: dict[str, Any], request: str) -> dict[str, Any] | None:
         conversion_as_said(arguments, request)
         or percent_as_said(arguments, request)
         or difference_as_said(arguments, request)
+        or first_number_as_said(arguments, request)
         or rate_as_said(arguments, request)
         or mean_as_said(arguments, request)
         or (None if asks_rate(request) else scale_as_said(arguments, request))
         or (None if asks_rate(request) else operation_as_said(arguments, request))
     )
+
+
+_BACK = re.compile(
+    r"\b(?:that|it|this|result|answer|ans|previous|last|same|das|dies\w*|ergebnis|"
+    r"ca|cela|resultat|eso|esto|resultado|quello|questo|risultato|isso|isto)\b"
+)
+_LEADING = re.compile(r"^\s*\(?\s*([A-Za-z_]\w*)\b(?!\s*\()")
+_SAID_NUMBER = re.compile(r"(?<![\w.,])-?\d+(?:[.,]\d+)?(?!\w)")
+
+
+def first_number_as_said(arguments: dict[str, Any], request: str) -> dict[str, Any] | None:
+    """``arguments`` with the first number the ``request`` says where the model wrote
+    the last result's name (``ans``) for it: the request refers back to nothing, and
+    its numbers, in order, are that one and the expression's. "what's 365 times 24",
+    after a brightness of 25, came as ``ans * 24`` and gave 600; "what's 25 times 4
+    divided by 5", after a brightness of 50, as ``ans * 4 / 5`` (fresh45, fresh47).
+    ``None``: as the model wrote them."""
+    expression = arguments.get("expression")
+    if not isinstance(expression, str):
+        return None
+    leading = _LEADING.match(expression)
+    folded = fold(request)
+    if leading is None or leading.group(1).lower() not in LAST or _BACK.search(folded):
+        return None
+    said = [n.replace(",", ".") for n in _SAID_NUMBER.findall(folded)]
+    written = _SAID_NUMBER.findall(expression)
+    if len(said) < 2 or said[1:] != written:
+        return None
+    start, end = leading.span(1)
+    return {**arguments, "expression": expression[:start] + said[0] + expression[end:]}
 
 
 def difference_as_said(arguments: dict[str, Any], request: str) -> dict[str, Any] | None:

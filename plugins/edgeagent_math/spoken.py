@@ -16,7 +16,6 @@ from typing import Any
 
 from edgeagent.plugin import ToolError, fold
 from edgeagent_math.evaluator import evaluate
-from edgeagent_math.recall import LAST
 
 OPERATORS = {
     "/": (
@@ -65,8 +64,8 @@ _POWER = [
     for n, words in POWERS.items()
 ]
 _NUMBERS = re.compile(r"\d+(?:\.\d+)?")
-_NAME = re.compile(r"[^\W\d]\w*")
-"""A name: of an earlier result (``ans``) or of a function (``sqrt``)."""
+_NAMED = re.compile(r"[^\W\d]")
+"""A letter: a name of an earlier result (``ans``) or a function (``sqrt``)."""
 _SIGNED = re.compile(r"(?:-|\b(?:minus|menos|moins|meno|negative|negativ|eksi|минус|мінус))\s*$")
 """A sign before the first number: "minus 5 times 3" is no "5 * 3"."""
 
@@ -76,17 +75,10 @@ def operation_as_said(arguments: dict[str, Any], request: str) -> dict[str, Any]
     words, with no sign before it, and the model's expression, of numbers alone, holds
     the same numbers (for a power, its base) but gives another value; ``None``: as the
     model wrote it. "times 3 plus 7" after a result came as ``ans * 3 + 7``, right, and
-    was read as ``3 + 7`` (fresh44).
-
-    An expression that names the last result (``ans``) is the operation said only where
-    the operation holds a number the expression lacks: "what's 365 times 24", after a
-    brightness of 25, came as ``ans * 24`` and gave 600 (fresh45)."""
+    was read as ``3 + 7`` (fresh44)."""
     expression = arguments.get("expression")
-    if not isinstance(expression, str):
-        return None
-    names = {m.group(0).lower() for m in _NAME.finditer(expression)}
-    if names - LAST:
-        return None  # a function ("sqrt"), a field of an earlier result ("angle")
+    if not isinstance(expression, str) or _NAMED.search(expression):
+        return None  # "ans * 3 + 7" for "times 3 plus 7": an earlier result, a function
     folded = fold(request)
     said = [
         (m, f"{_dot(m.group(1))} {op} {_dot(m.group(2))}")
@@ -101,10 +93,6 @@ def operation_as_said(arguments: dict[str, Any], request: str) -> dict[str, Any]
     meant = said[0][1]
     written = set(_NUMBERS.findall(expression))
     numbers = _NUMBERS.findall(meant)
-    if names:
-        # "ans * 3 + 7" for "times 3 plus 7" goes on from the last result; "ans * 24"
-        # for "365 times 24" drops a number said.
-        return {**arguments, "expression": meant} if set(numbers) - written else None
     if written != set(numbers) and not ("^" in meant and numbers[0] in written):
         return None  # another calculation, not another operator
     try:

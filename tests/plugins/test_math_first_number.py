@@ -1,0 +1,53 @@
+"""The first number a request says, where the model wrote the last result's name for it
+(:func:`edgeagent_math.said.first_number_as_said`): "what's 365 times 24", after a
+brightness of 25, came as ``ans * 24`` and gave 600 (fresh45); "what's 25 times 4
+divided by 5", after a brightness of 50, as ``ans * 4 / 5`` (fresh47)."""
+
+from __future__ import annotations
+
+import edgeagent_math
+import pytest
+
+from edgeagent.testing import load_plugin
+
+
+def reread(expression: str, request: str) -> object:
+    loaded = load_plugin(edgeagent_math, name="math")
+    try:
+        hook = loaded.registry.get("math").reread
+        assert hook is not None
+        return hook({"expression": expression}, request)
+    finally:
+        loaded.close()
+
+
+@pytest.mark.parametrize(
+    ("expression", "request_", "meant"),
+    [
+        ("ans * 24", "what's 365 times 24", "365 * 24"),
+        ("ans * 4 / 5", "what's 25 times 4 divided by 5", "25 * 4 / 5"),
+        ("ans / 4", "und 100 geteilt durch 4?", "100 / 4"),
+        ("(ans + 2) * 3", "(7 + 2) * 3 please", "(7 + 2) * 3"),
+        ("ans * 3", "what is -5 times 3", "-5 * 3"),
+    ],
+)
+def test_the_first_number_said_stands_for_the_name_written_for_it(
+    expression: str, request_: str, meant: str
+) -> None:
+    assert reread(expression, request_) == {"expression": meant}
+
+
+@pytest.mark.parametrize(
+    ("expression", "request_"),
+    [
+        ("ans * 3 + 7", "times 3 plus 7"),  # goes on from the last result (fresh44)
+        ("ans * 24", "and that times 24?"),  # refers back, says one number
+        ("ans * 365 * 24", "multiply that by 365 times 24"),  # refers back
+        ("ans + 5", "add 5 to the result, then 2 more"),  # refers back
+        ("angle * 2", "365 times 2"),  # a field of an earlier result, not the last one
+        ("24 * ans", "what's 365 times 24"),  # another order: the model's reading stands
+        ("ans * 4", "what's 25 times 4 divided by 5"),  # a number left out besides
+    ],
+)
+def test_a_name_that_stands_for_no_number_said_stays(expression: str, request_: str) -> None:
+    assert reread(expression, request_) is None
