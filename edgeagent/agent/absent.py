@@ -69,7 +69,10 @@ DEVICES = (
     "hogtalare dør vindue vindu vifte køleskab kjøleskap mikroovn brødrister "
     "opvaskemaskine oppvaskmaskin torretumbler luftfugter luftfukter luftrenser "
     "fjernsyn støvsuger elkedel vannkoker kaffemaskine kaffemaskin ovn højttaler "
-    "høyttaler"
+    "høyttaler "
+    # what a camera does besides turning, in any of these languages ("now zoom in 2x"
+    # came as the servo's turn by 2, and both side questions said yes; fresh47)
+    "zoom zooms zoomen zoomer zoomez zoome zoomar zooma zoomaa zoomuj"
 )
 _WORDS = frozenset(fold(DEVICES).split())
 # Japanese, Chinese and Korean, read inside longer words (no space separates them);
@@ -77,7 +80,7 @@ _WORDS = frozenset(fold(DEVICES).split())
 _CJK = (
     "エアコン", "テレビ", "扇風機", "冷蔵庫", "電子レンジ", "カーテン", "ドア", "空调", "电视",
     "风扇", "冰箱", "微波炉", "窗帘", "车库", "에어컨", "텔레비전", "선풍기", "냉장고",
-    "전자레인지", "커튼", "창문",
+    "전자레인지", "커튼", "창문", "ズーム", "变焦", "變焦",
 )  # fmt: skip
 _PAIRS = (
     "coffee machine", "coffee maker", "washing machine", "air con", "air conditioning",

@@ -33,6 +33,10 @@ INSTALLED = ["the LED strip (lights, lamp, colors, brightness)", "the camera ser
         ("エアコンをつけて。", "エアコン"),
         ("把空调打开", "空调"),
         ("선풍기 좀 켜줘", "선풍기"),
+        # a camera's zoom: the servo only turns it ("now zoom in 2x" ran the servo)
+        ("now zoom in 2x", "zoom"),
+        ("kannst du reinzoomen? nein: zoomen bitte", "zoomen"),
+        ("ズームして", "ズーム"),
     ],
 )
 def test_a_household_device_no_tool_drives_is_named(request_: str, device: str) -> None:
@@ -103,3 +107,17 @@ def test_a_device_state_read_stands_for_its_plugins_acting_tool(
     assert absent_for(state, request_, installed=[servo, state]) == device
     alone = dataclasses.replace(state, plugin="?")  # no plugin: nothing stands for it
     assert absent_for(alone, request_, installed=[servo, alone]) is None
+
+
+@pytest.mark.parametrize(
+    ("request_", "device"),
+    [
+        ("now zoom in 2x", "zoom"),  # came as the servo's turn by 2 (fresh47)
+        ("can the camera zoom in?", None),  # names the camera: the side questions ask
+    ],
+)
+def test_a_zoom_is_no_turn_of_the_servo(request_: str, device: str | None) -> None:
+    title = "the servo that turns the camera (angles, left, right)"
+    servo = make_tool(_servo, plugin="servo")
+    servo = dataclasses.replace(servo, kind=ToolKind.ACT, title=title)
+    assert absent_for(servo, request_, installed=[servo]) == device
