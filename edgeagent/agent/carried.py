@@ -4,16 +4,24 @@ The side questions (:mod:`.checks`) ask about a call in the light of what it hol
 tool's user's words carried from an earlier turn (:func:`carried`), a number or a file
 taken from the turn before (:func:`carries`), a file the request names by its stem
 (:func:`file_named`), and a request that refers back to a value (:data:`A_VALUE_BACK`).
+An acting call for a request that names the last result's value ("that percentage") is
+given that value (:func:`value_named_back`).
 """
 
 from __future__ import annotations
 
+import logging
 import re
+from collections.abc import Sequence
+from typing import Any
 
 from edgeagent.agent import honesty
 from edgeagent.tools.executor import ToolCall
-from edgeagent.tools.tool import Tool
+from edgeagent.tools.registry import ToolRegistry
+from edgeagent.tools.tool import Tool, ToolKind
 from edgeagent.tools.words import is_a_path, names_file, plain
+
+log = logging.getLogger(__name__)
 
 
 def carried(tool: Tool, call: ToolCall, prompt: str) -> bool:
@@ -50,6 +58,58 @@ A_VALUE_BACK = re.compile(
 )
 """A request's reference back to a value ("to that angle", "double that"), not only to
 a device ("move it")."""
+
+
+VALUE_NAMED_BACK = re.compile(
+    r"\b(?:that|this|the\s+same)\s+(?:number|percentage|percent|value|result|answer|"
+    r"angle|amount|figure|many)\b|\bthat\s*%",
+    re.IGNORECASE,
+)
+"""A request's name for an earlier result's value: "at that percentage", "that many
+degrees", "to that angle"."""
+
+
+def value_named_back(
+    registry: ToolRegistry, call: ToolCall, request: str, earlier: Sequence[Any]
+) -> ToolCall:
+    """``call`` of an acting tool with the last result's one number where the
+    ``request`` names it (:data:`VALUE_NAMED_BACK`) and the call's one number is
+    another that the request does not say. "put the lights on at that percentage",
+    after a square root of 12, came as ``brightness: 50`` (fresh47); "point the camera
+    that many degrees to the right" after 15 came right, and a count of 324 lines as a
+    third of it (blind prompts): a value copied from the history or made up. ``call``
+    as it is otherwise."""
+    if call.name not in registry or not isinstance(call.arguments, dict) or not earlier:
+        return call
+    if registry.get(call.name).kind is not ToolKind.ACT or not VALUE_NAMED_BACK.search(request):
+        return call
+    last = _one_number(earlier[-1])
+    numbers = [(k, v) for k, v in call.arguments.items() if _is_number(v)]
+    if last is None or len(numbers) != 1:
+        return call
+    key, value = numbers[0]
+    said = {number(n) for n in honesty.NUMBER.findall(request)}
+    if value == last or number(str(value)) in said:
+        return call
+    log.info("%s %r: the value named back is %r", call.name, call.arguments, last)
+    return ToolCall(call.name, {**call.arguments, key: last})
+
+
+def _one_number(result: Any) -> int | float | None:
+    """The one number of a tool's ``result``: itself, its ``result`` field, or its only
+    number field (a device's state: ``{"angle": 45}``); ``None``: none or several."""
+    if _is_number(result):
+        return result  # type: ignore[no-any-return]
+    if not isinstance(result, dict):
+        return None
+    if _is_number(result.get("result")):
+        return result["result"]  # type: ignore[no-any-return]
+    found = [v for v in result.values() if _is_number(v)]
+    return found[0] if len(found) == 1 else None
+
+
+def _is_number(value: object) -> bool:
+    return isinstance(value, int | float) and not isinstance(value, bool)
 
 
 def file_named(call: ToolCall, prompt: str) -> str | None:

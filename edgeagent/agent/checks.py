@@ -25,6 +25,7 @@ from edgeagent.agent.carried import (
     file_named,
     leaves,
     number,
+    value_named_back,
 )
 from edgeagent.agent.honesty import (
     YES_NO,
@@ -306,14 +307,19 @@ class SideChecks:
         arrived as ``day: "tomorrow"`` and runs as ``day: "tuesday"``."""
         return self._rewrite(calls, "reread", request, how="read again from the request")
 
-    def recall(self, calls: Sequence[ToolCall], *, earlier: Sequence[Any]) -> list[ToolCall]:
+    def recall(
+        self, calls: Sequence[ToolCall], *, earlier: Sequence[Any], request: str = ""
+    ) -> list[ToolCall]:
         """``calls`` with what they name of the ``earlier`` results filled in by their
         tools (:attr:`~edgeagent.tools.tool.Tool.recall`): after 7 * 8 = 56, "minus
-        six?" arrived as ``6 - 6``; written ``ans - 6``, it runs as ``56 - 6``.
+        six?" arrived as ``6 - 6``; written ``ans - 6``, it runs as ``56 - 6``; and an
+        acting call with the last result's value the ``request`` names
+        (:func:`~.carried.value_named_back`).
 
         Raises :class:`~edgeagent.errors.NothingEarlierError` where a call names an
         earlier result and there is none (:func:`.review.nothing_earlier`)."""
-        return self._rewrite(calls, "recall", earlier, how="filled in from earlier results")
+        calls = self._rewrite(calls, "recall", earlier, how="filled in from earlier results")
+        return [value_named_back(self.registry, c, request, earlier) for c in calls]
 
     def _rewrite(
         self, calls: Sequence[ToolCall], hook: Literal["reread", "recall"], given: Any, *, how: str

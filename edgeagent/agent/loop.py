@@ -312,7 +312,9 @@ class Agent:
                 ran=looking.ran,
             )
             try:
-                calls = self.checks.recall(calls, earlier=conversation.results())
+                calls = self.checks.recall(
+                    calls, earlier=conversation.results(), request=conversation.request()
+                )
             except NothingEarlierError as nothing:
                 # A copy of the primer's follow-up in a conversation with no result.
                 found = await review.nothing_earlier(looking, nothing, grammar=act_grammar)
