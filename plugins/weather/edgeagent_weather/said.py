@@ -103,6 +103,14 @@ WORDS: dict[str, str] = {
     "yarınki": "tomorrow", "yarinki": "tomorrow", "obur gun": "day after tomorrow",
     "oburgun": "day after tomorrow", "yarından sonra": "day after tomorrow",
     "yarindan sonra": "day after tomorrow",
+    # Russian, Ukrainian, Greek, Hungarian and Romanian, folded ("Τι καιρό θα κάνει
+    # μεθαύριο στη Thessaloniki;", the day after tomorrow, came as today; fresh48).
+    # Hungarian "ma" (also Polish "has") and Romanian "mâine" (also Maine) are left out.
+    "сегодня": "today", "сьогодні": "today", "σημερα": "today", "azi": "today",
+    "astazi": "today", "завтра": "tomorrow", "αυριο": "tomorrow", "holnap": "tomorrow",
+    "послезавтра": "day after tomorrow", "післязавтра": "day after tomorrow",
+    "μεθαυριο": "day after tomorrow", "holnaputan": "day after tomorrow",
+    "poimaine": "day after tomorrow",
     # not a day: a greeting, the time of day
     "guten morgen": "", "por la manana": "", "de manana": "", "goedemorgen": "",
     "goede morgen": "", "god morgen": "", "god morgon": "",

@@ -27,6 +27,16 @@ from edgeagent.plugin import Tool
         ("金曜日の東京の天気", "friday"),
         ("부산 모레 날씨 어때?", "day after tomorrow"),
         ("Seoul 오늘 날씨 어때요?", "today"),
+        # Greek, Russian, Ukrainian, Hungarian, Romanian (the day after tomorrow in
+        # Greek came as today; fresh48)
+        ("Τι καιρό θα κάνει μεθαύριο στη Thessaloniki;", "day after tomorrow"),
+        ("Θα βρέξει αύριο στην Αθήνα;", "tomorrow"),
+        ("Какая погода будет послезавтра в Moscow?", "day after tomorrow"),
+        ("погода на завтра в Киеве", "tomorrow"),
+        ("Яка погода сьогодні у Львові?", "today"),
+        ("Milyen idő lesz holnapután Budapesten?", "day after tomorrow"),
+        ("Cum va fi vremea poimâine în Cluj?", "day after tomorrow"),
+        ("weather in Portland, Maine", None),  # Maine is no Romanian tomorrow
         ("rain in leeds tommorow", "tomorrow"),
         ("weather in oslo 2nite", "today"),
         ("Nevicherà a Verona MARTEDI", "tuesday"),
