@@ -5,20 +5,9 @@ divided by 5", after a brightness of 50, as ``ans * 4 / 5`` (fresh47)."""
 
 from __future__ import annotations
 
-import edgeagent_math
 import pytest
 
-from edgeagent.testing import load_plugin
-
-
-def reread(expression: str, request: str) -> object:
-    loaded = load_plugin(edgeagent_math, name="math")
-    try:
-        hook = loaded.registry.get("math").reread
-        assert hook is not None
-        return hook({"expression": expression}, request)
-    finally:
-        loaded.close()
+from tests.plugins.test_math_spoken import reread
 
 
 @pytest.mark.parametrize(
