@@ -61,27 +61,34 @@ a device ("move it")."""
 
 
 VALUE_NAMED_BACK = re.compile(
-    r"\b(?:that|this|the\s+same)\s+(?:number|percentage|percent|value|result|answer|"
-    r"angle|amount|figure|many)\b|\bthat\s*%",
+    r"\b(?:that|this)\s+(?:number|percentage|percent|value|result|answer|angle|figure|many)"
+    r"\b|\bthat\s*%",
     re.IGNORECASE,
 )
-"""A request's name for an earlier result's value: "at that percentage", "that many
-degrees", "to that angle"."""
+"""A request's name for the last result's value: "at that percentage", "that many
+degrees", "to that angle" (not "the same number as the brightness", another value)."""
+_COMPUTED = re.compile(
+    r"\b(?:double|twice|triple|thrice|half|halve|third|quarter|fifth|tenth|times|divided|"
+    r"over|plus|minus|add|subtract|off|more|less|fewer|squared|root)\b|[-+*/×÷^]|%\s*of",
+    re.IGNORECASE,
+)
+"""A value computed from the one named back: "double that angle", "that result divided
+by six", "take 2381 off that number"."""
 
 
 def value_named_back(
     registry: ToolRegistry, call: ToolCall, request: str, earlier: Sequence[Any]
 ) -> ToolCall:
     """``call`` of an acting tool with the last result's one number where the
-    ``request`` names it (:data:`VALUE_NAMED_BACK`) and the call's one number is
-    another that the request does not say. "put the lights on at that percentage",
-    after a square root of 12, came as ``brightness: 50`` (fresh47); "point the camera
-    that many degrees to the right" after 15 came right, and a count of 324 lines as a
-    third of it (blind prompts): a value copied from the history or made up. ``call``
-    as it is otherwise."""
+    ``request`` names it (:data:`VALUE_NAMED_BACK`), computes nothing from it
+    (:data:`_COMPUTED`), and the call's one number is another that the request does not
+    say: "put the lights on at that percentage", after a square root of 12, came as
+    ``brightness: 50`` (fresh47). ``call`` as it is otherwise."""
     if call.name not in registry or not isinstance(call.arguments, dict) or not earlier:
         return call
     if registry.get(call.name).kind is not ToolKind.ACT or not VALUE_NAMED_BACK.search(request):
+        return call
+    if _COMPUTED.search(request):
         return call
     last = _one_number(earlier[-1])
     numbers = [(k, v) for k, v in call.arguments.items() if _is_number(v)]

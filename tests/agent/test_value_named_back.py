@@ -46,7 +46,11 @@ def registry() -> ToolRegistry:
     [
         ("put the lights on at that percentage", [{"result": 12}], 50, 12),
         ("set the lamp to that number", [{"expression": "6 * 7", "result": 42}], 40, 42),
+        ("point the camera that many degrees to the right", [{"result": 15}], 30, 15),
         ("same number as the camera angle", [{"angle": 45}], 30, 30),  # no "that number"
+        ("now set it to double that angle", [{"angle": 20}], 40, 40),  # computed from it
+        ("that result divided by six", [{"result": 60}], 10, 10),  # computed from it
+        ("now turn it back the same amount the other way", [{"angle": 20}], 50, 50),
         ("dim it to that value", [{"angle": 45}], 45, 45),  # already so
         ("that percentage, no, 30", [{"result": 12}], 30, 30),  # a number said
         ("lamp at that percentage", [{"a": 1, "b": 2}], 50, 50),  # several numbers
