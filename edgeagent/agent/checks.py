@@ -16,7 +16,7 @@ from collections.abc import Callable, Collection, Sequence
 from dataclasses import dataclass
 from typing import Any, Literal
 
-from edgeagent.agent import honesty
+from edgeagent.agent import asks, honesty
 from edgeagent.agent.absent import absent_for
 from edgeagent.agent.carried import (
     A_VALUE_BACK,
@@ -151,8 +151,8 @@ class SideChecks:
             # model's own call: the topic question says yes, it is about that file. An
             # order, not a question ("just delete everything in the logs folder" as df
             # logs: the reader question said yes; blind prompts), is refused outright.
-            changes = not acts and tool.extra.get("wrapped") and honesty.asks_a_change(prompt)
-            if changes and not honesty.asks_a_question(prompt):
+            changes = not acts and tool.extra.get("wrapped") and asks.asks_a_change(prompt)
+            if changes and not asks.asks_a_question(prompt):
                 log.info("read call %s for an order to change: %r", tool.name, prompt[:60])
                 return Refusal(_ONLY_READS.format(tool=tool.name))
             asked_in = tool.asked_in if carried(tool, call, prompt) else None
@@ -274,7 +274,7 @@ class SideChecks:
         answered "You're welcome!", "Doe het licht uit." "Ja, het licht is uit.", and
         "right, lights off, I'm out" "Goodbye!", with no call; blind prompts). Over
         every record, each first answer in text to such a request was a wrong turn."""
-        if honesty.asks_a_question(request):
+        if asks.asks_a_question(request):
             return False
         return any(
             t.kind is ToolKind.ACT and t.named_in is not None and t.named_in(request)

@@ -14,7 +14,7 @@ import logging
 from collections.abc import Callable, Collection, Mapping, Sequence
 from typing import Any
 
-from edgeagent.agent import honesty
+from edgeagent.agent import asks, honesty
 from edgeagent.agent.answer import acted, failed_to_act, names_device
 from edgeagent.agent.checks import SideChecks, last_to_act
 from edgeagent.agent.events import ErrorEvent
@@ -87,8 +87,8 @@ def asks_of_a_file(request: str) -> bool:
     in notes.txt." with nothing read, and "anything about milk in todo.md?" refused
     (blind prompts; every such text answer in the benchmarks' records was wrong, and
     every change asked of a named file was refused right)."""
-    asks = names_a_file(request) and honesty.asks_a_question(request)
-    return asks and not honesty.asks_a_change(request)
+    questioned = names_a_file(request) and asks.asks_a_question(request)
+    return questioned and not asks.asks_a_change(request)
 
 
 async def checked_calls(

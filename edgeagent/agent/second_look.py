@@ -26,7 +26,7 @@ import logging
 from collections.abc import Awaitable, Callable, Mapping, Sequence
 from dataclasses import dataclass
 
-from edgeagent.agent import honesty
+from edgeagent.agent import asks, honesty
 from edgeagent.agent.answer import names_device
 from edgeagent.agent.checks import Refusal, SideChecks
 from edgeagent.agent.events import ErrorEvent
@@ -106,7 +106,7 @@ async def second_look(
             # one more look without it, like a read the checks refuse.
             log.info("the %s look's call guesses a value", attempt)
         elif (
-            honesty.asks_a_change(turn.prompt)
+            asks.asks_a_change(turn.prompt)
             and honesty.refuses_a_change(refusal)
             and all(
                 executor.registry.get(c.name).kind is ToolKind.READ

@@ -12,7 +12,7 @@ from typing import Annotated, Any
 import pytest
 from pydantic import Field
 
-from edgeagent.agent import honesty
+from edgeagent.agent import asks, honesty
 from edgeagent.agent.checks import SideChecks
 from edgeagent.agent.context import Conversation
 from edgeagent.agent.decline import decline_tool
@@ -1136,7 +1136,7 @@ def test_a_side_question_is_decided_by_its_first_token(said: str, answer: str) -
 def test_a_request_put_as_a_question_or_a_read_is_told_from_an_order(
     request_: str, question: bool
 ) -> None:
-    assert honesty.asks_a_question(request_) is question
+    assert asks.asks_a_question(request_) is question
 
 
 @pytest.mark.parametrize(
@@ -1161,7 +1161,7 @@ def test_a_request_put_as_a_question_or_a_read_is_told_from_an_order(
     ],
 )
 def test_a_change_is_told_in_the_languages_people_ask_in(request_: str, change: bool) -> None:
-    assert honesty.asks_a_change(request_) is change
+    assert asks.asks_a_change(request_) is change
 
 
 class Reader:
