@@ -100,10 +100,13 @@ _REFUSAL = re.compile(
 )
 # A promise instead of the deed: "Ja, ich kann die Heizung anmachen." for "Kannst du auch
 # die Heizung anmachen?", "Yes, I can turn the camera", "Ja, ik kan de gordijnen dichtdoen".
+# Swedish, Danish and Norwegian in either order: "Ja, kan jag släcka ledlisten." for
+# "Kan du släcka ledlisten?" (fresh50).
 _PROMISE = re.compile(
     r"^\W*(?:yes|yeah|sure|of\s+course|certainly|ja|klar|oui|bien\s+s[uû]r|s[ií]|claro|certo|"
     r"sim|tak|zeker)\b[\s,!.]*(?:I\s+can|I\s+will|I'll|ich\s+kann|kann\s+ich|ich\s+werde|"
-    r"je\s+peux|je\s+vais|puedo|posso|kan\s+ik|ik\s+kan|mog[eę]|jag\s+kan)\b",
+    r"je\s+peux|je\s+vais|puedo|posso|kan\s+ik|ik\s+kan|mog[eę]|jag\s+kan|kan\s+jag|"
+    r"jeg\s+kan|kan\s+jeg)\b",
     re.IGNORECASE,
 )
 # A word that stands for something named before: "centre it over the crib", "dim them

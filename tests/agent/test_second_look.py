@@ -325,6 +325,8 @@ def test_asks_back(text: str, asked: str, back: bool) -> None:
         ("Ja, ich kann die Heizung anmachen.", True),
         ("Ja, kann ich den Luftbefeuchter anschalten.", True),
         ("Ja, ik kan de gordijnen dichtdoen.", True),
+        ("Ja, kan jag släcka ledlisten.", True),  # fresh50
+        ("Ja, jeg kan tænde lyset.", True),
         ("Yes, I can turn the camera 15 degrees left.", True),
         ("Oui, je peux allumer le four.", True),
         ("I can hear you.", False),
