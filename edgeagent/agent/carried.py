@@ -86,12 +86,12 @@ def value_named_back(
     ``brightness: 50`` (fresh47). ``call`` as it is otherwise."""
     if call.name not in registry or not isinstance(call.arguments, dict) or not earlier:
         return call
-    if registry.get(call.name).kind is not ToolKind.ACT or not VALUE_NAMED_BACK.search(request):
+    if registry.get(call.name).kind is not ToolKind.ACT:
         return call
-    if _COMPUTED.search(request):
+    if not VALUE_NAMED_BACK.search(request) or _COMPUTED.search(request):
         return call
     last = _one_number(earlier[-1])
-    numbers = [(k, v) for k, v in call.arguments.items() if _is_number(v)]
+    numbers = [(k, v) for k, v in call.arguments.items() if is_number(v)]
     if last is None or len(numbers) != 1:
         return call
     key, value = numbers[0]
@@ -105,17 +105,18 @@ def value_named_back(
 def _one_number(result: Any) -> int | float | None:
     """The one number of a tool's ``result``: itself, its ``result`` field, or its only
     number field (a device's state: ``{"angle": 45}``); ``None``: none or several."""
-    if _is_number(result):
+    if is_number(result):
         return result  # type: ignore[no-any-return]
     if not isinstance(result, dict):
         return None
-    if _is_number(result.get("result")):
+    if is_number(result.get("result")):
         return result["result"]  # type: ignore[no-any-return]
-    found = [v for v in result.values() if _is_number(v)]
+    found = [v for v in result.values() if is_number(v)]
     return found[0] if len(found) == 1 else None
 
 
-def _is_number(value: object) -> bool:
+def is_number(value: object) -> bool:
+    """Whether ``value`` is a number (``True`` is no number)."""
     return isinstance(value, int | float) and not isinstance(value, bool)
 
 

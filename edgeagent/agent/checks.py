@@ -23,6 +23,7 @@ from edgeagent.agent.carried import (
     carried,
     carries,
     file_named,
+    is_number,
     leaves,
     number,
     value_named_back,
@@ -249,7 +250,7 @@ class SideChecks:
                 return guesses[0]
         if tool.aimed_in is None or tool.aimed_in(prompt) or A_VALUE_BACK.search(prompt):
             return None
-        numbers = [v for v in values if isinstance(v, int | float) and not isinstance(v, bool)]
+        numbers = [v for v in values if is_number(v)]
         return next((str(v) for v in numbers if unheard(v)), None)
 
     def _continues(self, call: ToolCall, prompt: str, earlier: tuple[str, str]) -> bool:
