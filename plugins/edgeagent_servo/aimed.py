@@ -15,7 +15,7 @@ from __future__ import annotations
 import re
 
 from edgeagent.plugin import fold
-from edgeagent_servo.said import (
+from edgeagent_servo.words import (
     _AGAIN,
     _BACK,
     _CENTER,

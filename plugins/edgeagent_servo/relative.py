@@ -22,14 +22,14 @@ from collections.abc import Callable
 from typing import Any
 
 from edgeagent.plugin import Reread, fold
-from edgeagent_servo.said import (
+from edgeagent_servo.said import reaches
+from edgeagent_servo.words import (
     _BACK,
     _CENTER,
     _HALFWAY,
     _NEGATIVE,
     _TOO_FAR,
     DIRECTIONS,
-    reaches,
 )
 
 _WRONG_WAY = re.compile(

@@ -63,68 +63,22 @@ from typing import Any
 
 from edgeagent.plugin import Reread, ToolArgumentError, fold
 from edgeagent_servo.controller import aim
-
-# Sides in English, German and Dutch, French, Spanish, Italian, Portuguese, Polish ("w
-# lewo", "na prawo", "po lewej") and Swedish ("vänster", "höger", folded); Finnish,
-# Turkish, Czech, Hungarian, Greek, Romanian, Danish and Norwegian, Russian and
-# Ukrainian, as a turn says them ("vasemmalle", "sola", "doleva", "balra").
-DIRECTIONS = {
-    "left": ("left", "links", "gauche", "izquierda", "sinistra", "esquerda", "lewo", "lewej",
-             "vanster", "vasemmalle", "vasempaan", "sola", "doleva", "vlevo", "balra",
-             "αριστερα", "stanga", "venstre", "налево", "влево", "ліворуч", "вліво"),
-    "right": ("right", "rechts", "droite", "derecha", "destra", "direita", "prawo", "prawej",
-              "hoger", "oikealle", "oikeaan", "saga", "doprava", "vpravo", "jobbra", "δεξια",
-              "dreapta", "højre", "høyre", "направо", "вправо", "праворуч"),
-}  # fmt: skip
-_NEGATIVE = re.compile(r"(?<![\w-])-\s*\d|\b(?:minus|moins|menos|meno|negative|negativ)\b")
-# The center, in those languages: Dutch "het midden", "het centrum"; Polish "od środka",
-# "w środku"; Swedish "mitten", "mittläget".
-_CENTER_WORDS = (
-    r"center|centre|middle|mitte|centro|milieu|meio|midden|centrum|srodka|srodek|srodku|"
-    r"mitten|mittlaget"
-)
-_CENTER = re.compile(rf"\b(?:{_CENTER_WORDS})\b")
-# An end: "all the way", "far", "fully", "max" before a side, with only small words
-# between ("all the way over to the left", "ganz nach links", "tout a gauche", "todo a
-# la izquierda"), or "as far as it goes" after one ("left as far as you can").
-_END_BEFORE = (
-    r"\b(?:all\s+the\s+way|fully|far|furthest|farthest|max(?:imum)?|hard|completely|ganz|"
-    r"voll|tout|completement|a\s+fond|todo|toda|totalmente|tutto|tutta|completamente)"
-    r"(?:\W+(?:over|to|the|its|a|la|le|al|nach|para|pra|verso))*\W+(?:%s)\b"
-)
-_END_AFTER = r"\b(?:%s)\W+(?:\w+\W+){0,2}?(?:all\s+the\s+way|as\s+far\s+as)\b"
-_ENDS = (_END_BEFORE, _END_AFTER)
-_NUMBER = re.compile(r"\d")
-_BACK = re.compile(
-    r"\b(?:undo|revert|where\s+it\s+(?:was|started|began|used\s+to\s+be)|"
-    r"(?:previous|original|old|earlier|starting)\s+(?:position|spot|angle|place)|"
-    r"(?:as|how|the\s+way)\s+it\s+was|ruckgangig|wo\s+sie\s+war|wo\s+er\s+war|annule|comme\s+avant|"
-    r"deshaz|como\s+esta(?:ba|va)|annulla|com.era|desfaz)\b"
-)
-
-
-# Where to point: "to 40", "face 40", "auf 40", "sur 40", "para 40"; Dutch "op 40", "naar 40";
-# Polish "na 40"; Swedish "till 40", "på 40"; "hasta 40", "fino a 40", "até 40", "bis 40";
-# Romanian "la 40", Greek "στις 40"; and after the number, Turkish "40 dereceye", Hungarian
-# "40 fokra", Finnish "40 asteeseen" ("Kamerayı 20 dereceye çevir" ran as a turn; fresh39).
-_TO_NUMBER = re.compile(
-    r"\b(?:to|at|fac(?:e|ing)|auf|sur|para|posicao\s+de|posicion\s+de|posizione\s+di|"
-    r"position(?:\s+of)?|op|naar|na|till|pa|hasta|fino\s+a|ate|bis(?:\s+auf)?|la|στις|στο)"
-    r"\s+(\d+(?:[.,]\d+)?)|\b(\d+(?:[.,]\d+)?)\s*(?:°\s*)?(?:derece(?:ye|ya)|fokra|asteeseen)\b"
-)
-# Onward: "further", "weiter(e)", "encore", "ancora", "altri", "otros", "mais"; Dutch
-# "verder", "nog"; Polish "jeszcze", "dalej"; Swedish "ytterligare", "längre".
-_ON = re.compile(
-    r"\b(?:further|farther|more|another|again|weiter|weitere[nm]?|noch|encore|ancora|altri|"
-    r"otros?|otra|mas|outros?|mais|verder|nog|jeszcze|dalej|ytterligare|langre)\b"
-)
-_SIDES = {"left": "left_of_center", "right": "right_of_center"}
-# Too far to one side: "too far right", "too much to the left", "zu weit nach links",
-# "trop a droite", "demasiado a la izquierda", "troppo a destra", "demais para a direita".
-_TOO_FAR = (
-    r"\b(?:too\s+(?:far|much)|zu\s+(?:weit|viel)|trop|demasiado|troppo)"
-    r"(?:\W+(?:over|to|the|nach|a|vers|la|hacia|al|verso|para))*\W+(%s)\b"
-    r"|\b(%s)\W+(?:\w+\W+)?demais\b"
+from edgeagent_servo.words import (
+    _AGAIN,
+    _BACK,
+    _CENTER,
+    _CENTER_WORDS,
+    _ENDS,
+    _HALFWAY,
+    _NEGATIVE,
+    _NUMBER,
+    _ON,
+    _QUARTER,
+    _RETURN,
+    _SIDES,
+    _TO_NUMBER,
+    _TOO_FAR,
+    DIRECTIONS,
 )
 
 
@@ -146,9 +100,9 @@ def position_as_said(arguments: dict[str, Any], request: str) -> dict[str, Any] 
         return None
     onward = bool(_ON.search(folded))
     if value < 0:
-        if name not in _SIDES.values() or not onward:
+        if name not in _SIDES.values() or not (onward or _back_toward(name, folded)):
             return None
-        value = -value
+        value, onward = -value, True
     if name in _SIDES and not onward:
         said = [
             float((m.group(1) or m.group(2)).replace(",", ".")) for m in _TO_NUMBER.finditer(folded)
@@ -156,6 +110,14 @@ def position_as_said(arguments: dict[str, Any], request: str) -> dict[str, Any] 
         return {_SIDES[name]: said[0]} if len(said) == 1 else None
     turns = {v: k for k, v in _SIDES.items()}
     return {turns[name]: value} if name in turns and onward else None
+
+
+def _back_toward(name: str, folded: str) -> bool:
+    """Whether the ``folded`` request turns back toward the side of the position
+    ``name`` ("now 15 back towards the left" came as ``left_of_center: -15``; fresh50)."""
+    side = next(k for k, v in _SIDES.items() if v == name)
+    words = set(re.findall(r"\w+", folded))
+    return bool(_RETURN.search(folded)) and not words.isdisjoint(DIRECTIONS[side])
 
 
 # "N (degrees) left of center", a position: "it's at 60 degrees left of centre", "60
@@ -294,16 +256,6 @@ def as_said(
     return reread
 
 
-# A quarter turn: "a quarter turn", "quarter of a turn", "eine Vierteldrehung", "quart de
-# tour", "cuarto de vuelta", "quarto di giro", "quarto de volta"; not "three-quarter
-# turn" nor plurals ("two quarter turns", "trois quarts de tour").
-_QUARTER = re.compile(
-    r"(?<!three[\s-])\bquarter(?:[\s-]+|\s+of\s+a\s+)turn\b|\bviertel[\s-]?(?:um)?drehung\b|"
-    r"\bquart\s+de\s+tour\b|\bcuarto\s+de\s+vuelta\b|\bquarto\s+di\s+giro\b|"
-    r"\bquarto\s+de\s+volta\b"
-)
-
-
 def quarter_as_said(arguments: dict[str, Any], request: str) -> dict[str, Any] | None:
     """A turn of 90 degrees toward the one side the request names, where it names one
     quarter turn and no number, and the model wrote another move; ``None``: as the
@@ -320,16 +272,6 @@ def quarter_as_said(arguments: dict[str, Any], request: str) -> dict[str, Any] |
     if meant == wanted or meant == {"by": 90 if sides[0] == "right" else -90}:
         return None
     return wanted
-
-
-# Halfway to the center: "halfway back toward the centre", "half the way to the middle",
-# "auf halbem Weg zur Mitte", "halb zur Mitte", "a mi-chemin du centre".
-_HALFWAY = re.compile(
-    r"\b(?:half[\s-]?way|half\s+the\s+way)\W+"
-    r"(?:(?:back|over|toward|towards|to|into|in|the|its)\W+){0,4}(?:center|centre|middle)\b|"
-    r"\b(?:auf\s+halbem\s+weg|halb)\W+(?:(?:zuruck|zur|in|die|richtung)\W+){1,3}mitte\b|"
-    r"\bmi-?\s?chemin\W+(?:(?:du|de|vers|le|la|au|retour)\W+){1,3}(?:centre|milieu)\b"
-)
 
 
 def halfway_as_said(
@@ -352,21 +294,6 @@ def halfway_as_said(
     return None if reaches(arguments, now) == wanted else {"angle": wanted}
 
 
-# The last move again: "and the same again", "do that once more", "nochmal", "encore
-# une fois", "otra vez", "di nuovo", "outra vez", "nog een keer", "jeszcze raz"; not a
-# way back ("and back again", "otra vez donde estaba").
-_AGAIN = re.compile(
-    r"\b(?:again|once\s+more|one\s+more\s+time|nochmal|noch\s*einmal|encore\s+une\s+fois|"
-    r"otra\s+vez|de\s+nuevo|di\s+nuovo|ancora\s+una\s+volta|outra\s+vez|de\s+novo|"
-    r"nog\s+(?:een\s+)?keer|opnieuw|jeszcze\s+raz)\b"
-)
-# A way back, beside those of _BACK: "back" itself, and "where it was" in more forms.
-_RETURN = re.compile(
-    r"\b(?:back|zuruck|retour|atras|indietro|terug|tillbaka|powrotem|volta|donde\s+estaba|"
-    r"dove\s+era|onde\s+estava|ou\s+(?:il|elle)\s+etait|wo\s+es\s+war)\b"
-)
-
-
 def again_as_said(
     arguments: dict[str, Any],
     request: str,
@@ -384,6 +311,8 @@ def again_as_said(
         return None
     if _RETURN.search(folded) or _BACK.search(folded) or arguments.get("back"):
         return None
+    if arguments.get("center"):
+        return None  # a place, not a move: "straight ahead again" (fresh49)
     if not words.isdisjoint(DIRECTIONS["left"] + DIRECTIONS["right"]):
         return None  # "again, to the left": the model's to write
     now, turn = current(), last_turn()

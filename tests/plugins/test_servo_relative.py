@@ -165,3 +165,39 @@ def test_a_turn_the_request_does_not_name_one_side_of_stays(
     arguments: dict[str, Any], request_: str
 ) -> None:
     assert side_as_said(arguments, request_) is None
+
+
+@pytest.mark.parametrize(
+    ("moves", "arguments", "request_", "angle"),
+    [
+        # At 35, "now 15 back towards the left" came as left_of_center: -15, which the
+        # servo refuses (fresh50): a turn back toward that side.
+        ([{"angle": 35}], {"left_of_center": -15}, "now 15 back towards the left", 20),
+        ([{"angle": -35}], {"right_of_center": -15}, "go 15 back to the right", -20),
+        # "point the camera straight ahead again" came as center: true, the right call,
+        # and ran as the last turn again (fresh49).
+        (
+            [{"angle": 70}, {"left": 15}],
+            {"center": True},
+            "point the camera straight ahead again",
+            0,
+        ),
+        ([{"angle": 70}, {"left": 15}], {"by": -15}, "straight ahead again please", 0),
+        ([{"angle": 70}, {"left": 15}], {"angle": 30}, "Kamera wieder geradeaus", 0),
+    ],
+)
+def test_back_toward_a_side_and_straight_ahead_are_read_as_said(
+    moves: list[dict[str, Any]], arguments: dict[str, Any], request_: str, angle: float
+) -> None:
+    assert _reread_after(moves, arguments, request_)[1] == angle
+
+
+def test_a_signed_position_back_toward_the_other_side_is_not_guessed() -> None:
+    # The request's side is not the position's: the servo's refusal says why.
+    loaded = load_plugin(edgeagent_servo, name="servo", options={"backend": "mock"})
+    try:
+        hook = loaded.registry.get("servo").reread
+        assert hook is not None
+        assert hook({"left_of_center": -15}, "now 15 back towards the right") is None
+    finally:
+        loaded.close()
