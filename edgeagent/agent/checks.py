@@ -10,7 +10,6 @@ A side question never joins the conversation, and its KV cache stays.
 
 from __future__ import annotations
 
-import itertools
 import logging
 from collections.abc import Callable, Collection, Sequence
 from dataclasses import dataclass
@@ -25,9 +24,9 @@ from edgeagent.agent.carried import (
     file_named,
     is_number,
     leaves,
-    number,
     value_named_back,
 )
+from edgeagent.agent.heard import Heard
 from edgeagent.agent.honesty import (
     YES_NO,
     calculation_question,
@@ -41,9 +40,6 @@ from edgeagent.tools.executor import ToolCall
 from edgeagent.tools.registry import ToolRegistry
 from edgeagent.tools.tool import ToolKind
 from edgeagent.tools.words import (
-    FILE_SUFFIX,
-    fold,
-    one_slip,
     plain,
     said_in_words,
 )
@@ -76,6 +72,8 @@ class SideChecks:
     def __init__(self, *, llm: LLM, registry: ToolRegistry) -> None:
         self.llm = llm
         self.registry = registry
+        self.heard = Heard(registry=registry)
+        """What the user said, for the calls of these tools."""
 
     async def off_target(
         self,
@@ -218,7 +216,9 @@ class SideChecks:
         tool = self.registry.get(call.name)
         if tool.kind is not ToolKind.ACT or tool.named_in is None or not call.arguments:
             return False
-        return tool.named_in(prompt) and self.unsaid([call], said=prompt, request=prompt) is None
+        return (
+            tool.named_in(prompt) and self.heard.unsaid([call], said=prompt, request=prompt) is None
+        )
 
     def _undoes(self, call: ToolCall, prompt: str, ran: Callable[[], Sequence[str]]) -> bool:
         """Whether ``prompt`` asks to undo the last change (the tool's
@@ -241,7 +241,7 @@ class SideChecks:
         tool = self.registry.get(call.name)
         if tool.kind is not ToolKind.ACT:
             return None
-        unheard = self._unheard(call, said=said, request=prompt)
+        unheard = self.heard.unheard(call, said=said, request=prompt)
         values = list(leaves(call.arguments))
         named = tool.named_in is not None and tool.named_in(prompt)
         if tool.said_in is not None and not named:
@@ -344,120 +344,6 @@ class SideChecks:
                 call = ToolCall(call.name, arguments)
             rewritten.append(call)
         return rewritten
-
-    def unsaid(self, calls: Sequence[ToolCall], *, said: str, request: str = "") -> str | None:
-        """The first argument value of ``calls`` that no user message said (a word, a
-        number, a file name; options such as ``-n`` and true/false aside), or ``None``.
-
-        For a call the model made only on a second look, after it refused: one that
-        restates the user's own values ("make them coral" -> ``{"color": "coral"}``)
-        runs; one that fills in values of its own for an unclear request ("make the
-        lights feel like a Tuesday" -> ``{"color": "blue", "brightness": 50}``, "make it
-        do the thing" -> ``{"color": "red"}``, both measured) is a guess, and the
-        refusal stands.
-
-        A file named by its stem counts as said: "show me notes" -> ``notes.txt``
-        (the shell reads a stem's only file as that file either way). So does a value
-        the tool reads from the ``request`` itself (its ``reread`` of no arguments):
-        "che tempo fa a Bologna sabato?" -> ``day: "saturday"``."""
-        for call in calls:
-            unheard = self._unheard(call, said=said, request=request)
-            guesses = [v for v in leaves(call.arguments) if unheard(v)]
-            if guesses and not self._read_as_said(call, request, unheard):
-                return str(guesses[0])
-        return None
-
-    def _read_as_said(
-        self, call: ToolCall, request: str, unheard: Callable[[object], bool]
-    ) -> bool:
-        """Whether ``call``'s tool reads it again from ``request`` (its ``reread``) into
-        values all said: "Kannst du die Kamera ganz nach links drehen?", refused, came
-        on a second look as ``left: 15``, which the servo reads as the angle -90, and
-        was refused as a guess (blind prompts)."""
-        tool = self.registry.get(call.name) if request and call.name in self.registry else None
-        if tool is None or tool.reread is None or not isinstance(call.arguments, dict):
-            return False
-        try:
-            again = tool.reread(dict(call.arguments), request)
-        except Exception:
-            log.exception("%s: its reread failed", call.name)
-            return False
-        return bool(again) and not any(unheard(v) for v in leaves(again))
-
-    def said_only(
-        self, calls: Sequence[ToolCall], *, said: str, request: str = ""
-    ) -> list[ToolCall]:
-        """``calls`` without the optional arguments whose values no user message said,
-        where what is left still holds a value the user said (:meth:`unsaid` then
-        judges what is left). "gimme some gold on the shelf lights", on a second look,
-        came as ``{"color": "gold", "brightness": 100}``, and the 100 nobody said
-        refused it all (blind prompts); "make the lights feel like a Tuesday" as
-        ``{"color": "blue", "brightness": 50}`` keeps nothing said, and stays a guess."""
-        kept_calls = []
-        for call in calls:
-            tool = self.registry.get(call.name) if call.name in self.registry else None
-            if tool is None or not isinstance(call.arguments, dict):
-                kept_calls.append(call)
-                continue
-            required = set(tool.parameters.get("required", []))
-            unheard = self._unheard(call, said=said, request=request)
-            kept = {
-                name: value
-                for name, value in call.arguments.items()
-                if name in required or not any(unheard(leaf) for leaf in leaves(value))
-            }
-            heard = [v for v in leaves(kept) if not isinstance(v, bool) and v is not None]
-            if kept != call.arguments and heard:
-                log.info("%s %r without what nobody said: %r", call.name, call.arguments, kept)
-                call = ToolCall(call.name, kept)
-            kept_calls.append(call)
-        return kept_calls
-
-    def _unheard(self, call: ToolCall, *, said: str, request: str) -> Callable[[object], bool]:
-        """Whether a value of ``call`` is one no user message ``said`` (:meth:`unsaid`).
-        Two said words written as one ("skyblue" for "sky blue") count as said, and so
-        does a word the user typed with one slip (:func:`~edgeagent.tools.words.one_slip`):
-        "tunr the lihgts to yelow" came as ``color: "yellow"`` and was refused as a
-        guess (blind prompts)."""
-        heard = plain(said)
-        spoken = heard.split()
-        joined = {a + b for a, b in itertools.pairwise(spoken)}  # "sky blue"
-        numbers = {number(n) for n in honesty.NUMBER.findall(said)}
-        read = self._read_from(call.name, request)
-        read_words = {fold(v.strip()) for v in read if isinstance(v, str)}
-
-        def unheard(value: object) -> bool:
-            if isinstance(value, bool) or value is None or value in read:
-                return False
-            if isinstance(value, str) and fold(value.strip()) in read_words:
-                return False
-            if isinstance(value, int | float):
-                return number(str(abs(value))) not in numbers
-            if isinstance(value, str) and not value.startswith("-"):
-                words = plain(FILE_SUFFIX.sub("", value))
-                if not words or f" {words} " in f" {heard} " or words in joined:
-                    return False
-                return not any(one_slip(s, words) for s in spoken)  # "yelow" is yellow
-            return False
-
-        return unheard
-
-    def _read_from(self, name: str, request: str) -> list[Any]:
-        """The values tool ``name`` reads from ``request`` by itself (its ``reread`` of
-        a call with no arguments) and those it says are said there (its ``said_in``);
-        none when it has neither or they fail."""
-        tool = self.registry.get(name) if request and name in self.registry else None
-        if tool is None:
-            return []
-        values: list[Any] = []
-        try:
-            if tool.reread is not None:
-                values += list(leaves(tool.reread({}, request) or {}))
-            if tool.said_in is not None:
-                values += list(tool.said_in(request))
-        except Exception:
-            log.exception("%s: a hook that reads the request failed", name)
-        return values
 
     async def instead(self, prompt: str, refused: str, *, session: str) -> ToolCall | None:
         """The call of the one other titled read tool that needs no arguments and that

@@ -97,10 +97,10 @@ async def second_look(
         if named_only and any(acting_on_unnamed(c, turn) for c in written):
             log.info("the %s look acts on a device the request never names", attempt)
             return None
-        calls = checks.said_only(written, said=turn.said, request=turn.prompt)
+        calls = checks.heard.said_only(written, said=turn.said, request=turn.prompt)
         if calls != written:
             raw, parsed = turn.render(calls), dataclasses.replace(parsed, calls=calls)
-        unsaid = checks.unsaid(calls, said=turn.said, request=turn.prompt)
+        unsaid = checks.heard.unsaid(calls, said=turn.said, request=turn.prompt)
         if checks.made_up(calls, said=turn.said) or unsaid:
             # A read tool's guess ("is solder on the todo list?" as math 1 + 1) gets
             # one more look without it, like a read the checks refuse.

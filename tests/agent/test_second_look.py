@@ -403,7 +403,7 @@ def test_a_second_look_call_runs_without_the_values_the_user_never_said() -> Non
 )
 def test_said_only(arguments: dict[str, Any], said: str, kept: dict[str, Any] | None) -> None:
     checks = agent_for(Model(said="", forced="", side=""), Lamp()).checks
-    (call,) = checks.said_only([ToolCall("led", arguments)], said=said)
+    (call,) = checks.heard.said_only([ToolCall("led", arguments)], said=said)
     assert call.arguments == (kept or arguments)
 
 
@@ -430,7 +430,7 @@ def test_said_only(arguments: dict[str, Any], said: str, kept: dict[str, Any] | 
 )
 def test_unsaid(arguments: dict[str, Any], said: str, unsaid: str | None) -> None:
     checks = agent_for(Model(said="", forced="", side=""), Strip()).checks
-    assert checks.unsaid([ToolCall("led", arguments)], said=said) == unsaid
+    assert checks.heard.unsaid([ToolCall("led", arguments)], said=said) == unsaid
 
 
 def test_a_read_call_on_a_second_look_must_also_pass_the_capability_question() -> None:
@@ -1039,16 +1039,16 @@ def test_a_value_the_tool_reads_from_the_request_itself_is_said() -> None:
     checks = SideChecks(llm=model, registry=ToolRegistry([weather]))  # type: ignore[arg-type]
     call = ToolCall("weather", {"location": "Bologna", "day": "saturday"})
     prompt = "che tempo fa a Bologna sabato?"
-    assert checks.unsaid([call], said=prompt) == "saturday"
-    assert checks.unsaid([call], said=prompt, request=prompt) is None
+    assert checks.heard.unsaid([call], said=prompt) == "saturday"
+    assert checks.heard.unsaid([call], said=prompt, request=prompt) is None
     # A day the model got wrong is read again as the one said: what runs was said.
     monday = ToolCall("weather", {"location": "Bologna", "day": "monday"})
-    assert checks.unsaid([monday], said=prompt, request=prompt) is None
+    assert checks.heard.unsaid([monday], said=prompt, request=prompt) is None
     # Where the tool reads nothing from the request, a value nobody said is a guess.
     elsewhere = "che tempo fa a Bologna?"
-    assert checks.unsaid([monday], said=elsewhere, request=elsewhere) == "monday"
+    assert checks.heard.unsaid([monday], said=elsewhere, request=elsewhere) == "monday"
     oslo = ToolCall("weather", {"location": "Oslo", "day": "saturday"})
-    assert checks.unsaid([oslo], said=prompt, request=prompt) == "Oslo"  # read, still unsaid
+    assert checks.heard.unsaid([oslo], said=prompt, request=prompt) == "Oslo"  # read, still unsaid
 
 
 def test_without_the_side_questions_a_turn_has_no_grammar_for_a_look() -> None:
