@@ -9,6 +9,7 @@ current turn are always kept; nothing is cleared blindly.
 
 from __future__ import annotations
 
+import itertools
 import json
 import time
 import uuid
@@ -149,17 +150,27 @@ class Conversation:
         """This turn's request, as the model reads it."""
         return str(self.messages[self.turn_starts()[-1]]["content"])
 
-    def earlier_request(self) -> str:
-        """The turn before's request, as the model read it; "" in a first turn."""
-        starts = self.turn_starts()
-        return str(self.messages[starts[-2]]["content"]) if len(starts) > 1 else ""
-
     def earlier_turn(self) -> str:
         """The turn before this one as the model read it: request, tool results, answer."""
         starts = self.turn_starts()
         if len(starts) < 2:
             return ""
         return "\n".join(str(m["content"]) for m in self.messages[starts[-2] : starts[-1]])
+
+    def followed(self) -> tuple[str, str]:
+        """The turn a follow-up goes on from (its request, and all of it as the model
+        read it): the turn before, or, where that one ran no tool, the last earlier
+        turn that did; ``("", "")`` in a first turn. "ok and in three weeks?" came
+        after "how many seconds are in a week" and a chit-chat turn, and its call,
+        ``3 * 7 * 24 * 60 * 60``, carried nothing from the chit-chat (fresh49)."""
+        starts = self.turn_starts()
+        if len(starts) < 2:
+            return "", ""
+        spans = list(itertools.pairwise(starts))[::-1]
+        ran = ((a, b) for a, b in spans if any(m["role"] == "tool" for m in self.messages[a:b]))
+        a, b = next(ran, spans[0])
+        turn = "\n".join(str(m["content"]) for m in self.messages[a:b])
+        return str(self.messages[a]["content"]), turn
 
     def reword(self, prompt: str, text: str, said: str) -> None:
         """The answer ``text`` to ``prompt`` as ``said`` in the history, where the turn

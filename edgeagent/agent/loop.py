@@ -41,10 +41,10 @@ from edgeagent.agent.sanitize import DEFAULT_MAX_TOOL_CHARS, sanitize, tool_cont
 from edgeagent.agent.second_look import Looking, second_look
 from edgeagent.agent.selection import ToolSelector, TurnTools
 from edgeagent.agent.step import StepRunner, describe_call
-from edgeagent.agent.stream import stream_generation
+from edgeagent.agent.stream import Generating
 from edgeagent.errors import ContextOverflowError, LLMError, NothingEarlierError
-from edgeagent.llm.base import LLM, GenerateRequest, Message
-from edgeagent.tools.calls import CallFormat, ParsedOutput
+from edgeagent.llm.base import LLM, Message
+from edgeagent.tools.calls import CallFormat
 from edgeagent.tools.executor import ToolCall, ToolExecutor
 from edgeagent.tools.fill import fill_for
 from edgeagent.tools.tool import ToolResult
@@ -121,6 +121,16 @@ class Agent:
         self.fill = fill_for(call_format)
         """The text a call's format fixes, which an engine with a grammar fills in."""
         self.checks = SideChecks(llm=llm, registry=executor.registry)
+        self._generating = Generating(
+            llm=llm,
+            call_format=call_format,
+            stop=self.stop,
+            max_tokens=max_tokens,
+            temperature=temperature,
+            grammar=grammar,
+            native_tools=native_tools,
+            fill=self.fill,
+        )
         self._reader = ReadAhead(llm=llm)
         self._runner = StepRunner(
             executor=executor,
@@ -214,7 +224,7 @@ class Agent:
                 return
             meter.prompt_tokens = usage.used
             raw = ""
-            generation = self._generate(
+            generation = self._generating.generate(
                 conversation,
                 trusted=acted(records),
                 meter=meter,
@@ -369,7 +379,7 @@ class Agent:
                     recheck=recheck,
                     without=without,
                     elsewhere=elsewhere,
-                    earlier=(conversation.earlier_request(), conversation.earlier_turn()),
+                    earlier=conversation.followed(),
                 )
                 if isinstance(checked_calls, ErrorEvent):
                     yield checked_calls
@@ -436,66 +446,13 @@ class Agent:
                 yield FinalAnswer(built, tool_calls=records, steps=step)
                 return
 
-    async def _generate(
-        self,
-        conversation: Conversation,
-        *,
-        trusted: bool,
-        meter: TurnMeter,
-        grammar: str | None = None,
-        hold_refusal: bool = False,
-        quiet: bool = False,
-    ) -> AsyncIterator[TextChunk | ErrorEvent | str]:
-        """Stream one generation of the conversation as it stands, under ``grammar`` or
-        the turn's (:func:`.stream.stream_generation`: what shows, what is withheld)."""
-        turn = conversation.selection
-        grammar = grammar or (self.grammar if turn is None else turn.grammar)
-        request = GenerateRequest(
-            messages=list(conversation.messages),
-            session=conversation.id,
-            stop=self.stop,
-            max_tokens=self.max_tokens,
-            temperature=self.temperature,
-            grammar=grammar,
-            fill=self.fill if grammar else None,
-            tools=self.native_tools if turn is None else turn.native_tools,
-        )
-        events = stream_generation(
-            self.llm,
-            request,
-            call_format=self.call_format,
-            meter=meter,
-            trusted=trusted,
-            hold_refusal=hold_refusal,
-            asked=conversation.request(),
-            quiet=quiet,
-        )
-        # Closed with this generator, so a client that goes away stops the backend's
-        # stream at once (.stream).
-        async with contextlib.aclosing(events):
-            async for event in events:
-                yield event
-
-    async def _forced_call(
-        self, conversation: Conversation, *, grammar: str, meter: TurnMeter
-    ) -> tuple[str, ParsedOutput] | ErrorEvent:
-        """One generation that ``grammar`` allows to be only a call (nothing streams):
-        its raw text and what it parses to, or the backend's failure."""
-        raw = ""
-        async for event in self._generate(
-            conversation, trusted=False, grammar=grammar, meter=meter
-        ):
-            if isinstance(event, ErrorEvent):
-                return event
-            if isinstance(event, str):
-                raw = event
-        return raw, self.call_format.parse(raw)
-
     def _looking(self, conversation: Conversation, meter: TurnMeter) -> Looking:
         """What a second look needs of this turn."""
         parse = self.call_format.parse
         return Looking(
-            lambda grammar: self._forced_call(conversation, grammar=grammar, meter=meter),
+            lambda grammar: self._generating.forced_call(
+                conversation, grammar=grammar, meter=meter
+            ),
             checks=self.checks,
             executor=self.executor,
             prompt=conversation.request(),

@@ -7,15 +7,21 @@ call has succeeded: the turn's final answer replaces it.
 
 from __future__ import annotations
 
+import contextlib
 import logging
-from collections.abc import AsyncGenerator
+from collections.abc import AsyncGenerator, AsyncIterator, Callable, Sequence
+from dataclasses import dataclass
+from typing import TYPE_CHECKING, Any
 
 from edgeagent.agent import honesty
 from edgeagent.agent.events import ErrorEvent, TextChunk
 from edgeagent.agent.meter import TurnMeter
 from edgeagent.errors import LLMError
 from edgeagent.llm.base import LLM, GenerateRequest
-from edgeagent.tools.calls import CallFormat
+from edgeagent.tools.calls import CallFormat, ParsedOutput
+
+if TYPE_CHECKING:
+    from edgeagent.agent.context import Conversation
 
 log = logging.getLogger(__name__)
 
@@ -77,3 +83,72 @@ async def stream_generation(
         yield ErrorEvent(f"The model backend failed: {type(exc).__name__}: {exc}")
         return
     yield "".join(pieces)
+
+
+@dataclass(frozen=True)
+class Generating:
+    """How one agent generates: its model, call format and sampling, and the grammar
+    and native tools of a turn that shows every tool."""
+
+    llm: LLM
+    call_format: CallFormat
+    stop: tuple[str, ...]
+    max_tokens: int
+    temperature: float
+    grammar: str | None
+    native_tools: Sequence[dict[str, Any]] | None
+    fill: Callable[[str], str] | None
+    """The text a call's format fixes, which an engine with a grammar fills in."""
+
+    async def generate(
+        self,
+        conversation: Conversation,
+        *,
+        trusted: bool,
+        meter: TurnMeter,
+        grammar: str | None = None,
+        hold_refusal: bool = False,
+        quiet: bool = False,
+    ) -> AsyncIterator[TextChunk | ErrorEvent | str]:
+        """Stream one generation of the conversation as it stands, under ``grammar`` or
+        the turn's (:func:`stream_generation`: what shows, what is withheld)."""
+        turn = conversation.selection
+        grammar = grammar or (self.grammar if turn is None else turn.grammar)
+        request = GenerateRequest(
+            messages=list(conversation.messages),
+            session=conversation.id,
+            stop=self.stop,
+            max_tokens=self.max_tokens,
+            temperature=self.temperature,
+            grammar=grammar,
+            fill=self.fill if grammar else None,
+            tools=self.native_tools if turn is None else turn.native_tools,
+        )
+        events = stream_generation(
+            self.llm,
+            request,
+            call_format=self.call_format,
+            meter=meter,
+            trusted=trusted,
+            hold_refusal=hold_refusal,
+            asked=conversation.request(),
+            quiet=quiet,
+        )
+        # Closed with this generator, so a client that goes away stops the backend's
+        # stream at once.
+        async with contextlib.aclosing(events):
+            async for event in events:
+                yield event
+
+    async def forced_call(
+        self, conversation: Conversation, *, grammar: str, meter: TurnMeter
+    ) -> tuple[str, ParsedOutput] | ErrorEvent:
+        """One generation that ``grammar`` allows to be only a call (nothing streams):
+        its raw text and what it parses to, or the backend's failure."""
+        raw = ""
+        async for event in self.generate(conversation, trusted=False, grammar=grammar, meter=meter):
+            if isinstance(event, ErrorEvent):
+                return event
+            if isinstance(event, str):
+                raw = event
+        return raw, self.call_format.parse(raw)

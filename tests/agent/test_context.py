@@ -123,3 +123,34 @@ def test_measure_reports_used_and_window() -> None:
     usage = asyncio.run(measure(conv.messages, llm))
     assert (usage.used, usage.window) == (6, 64)
     assert usage.fraction == pytest.approx(6 / 64)
+
+
+def test_a_follow_up_goes_on_from_the_last_turn_that_ran_a_tool() -> None:
+    # "how many seconds are in a week", a chit-chat turn, then "ok and in three weeks?"
+    # (fresh49): the chit-chat carries nothing to go on from.
+    conv = Conversation.start("SYS", session_id="s")
+    assert conv.followed() == ("", "")
+    add_turn(conv, 1)
+    conv.messages += [
+        {"role": "user", "content": "who decided how long a second is?"},
+        {"role": "assistant", "content": "The SI did."},
+        {"role": "user", "content": "ok and in three weeks?"},
+    ]
+    request, turn = conv.followed()
+    assert request.startswith("question1 ")
+    assert turn.splitlines()[-3:] == ["call1", "result1", "answer1"]
+
+
+def test_a_follow_up_goes_on_from_the_turn_before_when_it_ran_a_tool_or_none_did() -> None:
+    conv = Conversation.start("SYS", session_id="s")
+    add_turn(conv, 1)
+    add_turn(conv, 2)
+    conv.messages.append({"role": "user", "content": "current"})
+    assert conv.followed()[0].startswith("question2 ")
+    chat = Conversation.start("SYS", session_id="t")
+    chat.messages += [
+        {"role": "user", "content": "hi"},
+        {"role": "assistant", "content": "Hello!"},
+        {"role": "user", "content": "thanks"},
+    ]
+    assert chat.followed() == ("hi", "hi\nHello!")

@@ -776,6 +776,23 @@ def test_a_follow_up_call_carrying_the_turn_befores_result_is_checked_with_that_
     assert answer.text == "= 1620"
 
 
+def test_a_follow_up_after_a_chat_turn_is_checked_with_the_last_turn_that_ran_a_tool() -> None:
+    # "how many seconds are in a week", "who decided how long a second is?", then "ok
+    # and in three weeks?" (fresh49): asked with the chat turn, the call carried nothing.
+    agent, calculator = calorie_agent(
+        [
+            (r"^who decided", "The SI did."),
+            (r'Request: "45 minutes at 9 a minute\? and if I do that 4 times a week\?"', "yes"),
+        ]
+    )
+    conversation = agent.new_conversation("s")
+    final(run_turn(agent, "45 minutes at 9 a minute?", conversation))
+    final(run_turn(agent, "who decided how long a second is?", conversation))
+    answer = final(run_turn(agent, "and if I do that 4 times a week?", conversation))
+    assert calculator.asked == ["45*9", "405*4"]
+    assert answer.text == "= 1620"
+
+
 def test_a_call_carrying_an_earlier_result_is_still_refused_when_both_turns_say_no() -> None:
     agent, calculator = calorie_agent([])
     conversation = agent.new_conversation("s")
