@@ -40,10 +40,15 @@ _CLAIM = re.compile(
     r"|brighter|dimmer|at)\b",
     re.I,
 )
-# A device's state told as it is now, for claim (e): "is already at 0°", "still red".
+# A device's state told as it is now, for claim (e): "is already at 0°", "still red";
+# or where it is or what it shows, in a sentence about the hardware: "The servo is at
+# 30°.", "The LED strip is showing red at 40% brightness." (a state from memory is one
+# whether or not memory has it right).
 _STATE = re.compile(
     r"\b(is|are|'s) (already|currently|still|presently)\b"
-    r"|\bcurrently (on|off|set|at|lit|pointing|pointed|showing)\b",
+    r"|\bcurrently (on|off|set|at|lit|pointing|pointed|showing)\b"
+    r"|\b(?:is|are|'s)\s+(?:at\s+[-+]?\d|pointing|pointed|facing|set\s+(?:to|at)|on\b|off\b|"
+    r"lit\b|glowing|showing|turned\s+(?:on|off)|in\s+the\s+(?:center|centre|middle))",
     re.I,
 )
 # Claim (a) in the other languages users write in, which the model answers in: a

@@ -65,10 +65,15 @@ _CLAIM_ELSEWHERE = re.compile(
     re.IGNORECASE,
 )
 # A device's state stated as it is now: "the LED is currently green", "it's still at 30°",
-# "the servo is already at 0°" (said after a call that failed).
+# "the servo is already at 0°" (said after a call that failed); or a device named with
+# where it is or what it shows: "The servo is at 30°." for "wheres the servo at", with
+# no call (fresh51), "The LED strip is showing red at 40% brightness." from memory.
 _STATE = re.compile(
     r"\b(?:is|are|'s)\s+(?:currently|still|presently|already)\b"
-    r"|\bcurrently\s+(?:on|off|set|at|lit|pointing|pointed|showing|glowing)\b",
+    r"|\bcurrently\s+(?:on|off|set|at|lit|pointing|pointed|showing|glowing)\b"
+    r"|\b(?:servo|camera|cam|leds?|lights?|lamps?|strip)\b[^.!?\n]{0,40}?\b(?:is|are|'s)\s+"
+    r"(?:at\s+[-+]?\d|pointing|pointed|facing|set\s+(?:to|at)|on\b|off\b|lit\b|glowing|"
+    r"showing|turned\s+(?:on|off)|in\s+the\s+(?:center|centre|middle))",
     re.IGNORECASE,
 )
 # ... and in other languages: "Das Licht ist gerade rot", "La lumière est déjà

@@ -1032,6 +1032,12 @@ def test_an_acting_call_runs_only_when_the_device_can_do_it_too() -> None:
         "It's still at 30 degrees.",
         "The lamp is currently off.",
         "The servo angle is already at 0°.",
+        # A device named with where it is or what it shows, no "currently" (fresh51).
+        "The servo is at 30°.",
+        "The LED strip is showing red at 40% brightness.",
+        "The lights are off.",
+        "The camera is pointing left.",
+        "The servo's in the middle.",
     ],
 )
 def test_states_state_spots_a_state_told_as_it_is_now(text: str) -> None:
@@ -1039,7 +1045,15 @@ def test_states_state_spots_a_state_told_as_it_is_now(text: str) -> None:
 
 
 @pytest.mark.parametrize(
-    "text", ["Paris is the capital of France.", "I can't do that here.", "It is red in the photo."]
+    "text",
+    [
+        "Paris is the capital of France.",
+        "I can't do that here.",
+        "It is red in the photo.",
+        "The meeting is at 5 pm.",
+        "Morning light is at its best before nine.",
+        "The servo can turn from -90 to 90 degrees.",
+    ],
 )
 def test_states_state_leaves_other_answers_alone(text: str) -> None:
     assert not honesty.states_state(text)
@@ -1057,9 +1071,12 @@ class ReadableStrip:
         return "blue"
 
 
-def test_a_device_state_told_from_memory_is_replaced_by_a_read_call() -> None:
+@pytest.mark.parametrize(
+    "said", ["The LED is currently green.", "The LED strip is showing green at 40% brightness."]
+)
+def test_a_device_state_told_from_memory_is_replaced_by_a_read_call(said: str) -> None:
     # Tells the LED's colour from memory unless a grammar forces a call.
-    model = GrammarAwareModel(said="The LED is currently green.", forced=fence("led_state"))
+    model = GrammarAwareModel(said=said, forced=fence("led_state"))
     agent = plain_agent(model, ReadableStrip(), call_grammar="root ::= call")
     answer = final(run_turn(agent, "what colour is the light right now?"))
     assert answer.text == "The LED strip is blue."  # what the tool read, not "green"

@@ -63,6 +63,9 @@ def failed(name: str) -> dict[str, Any]:
         ("Mañana estará nublado en Madrid.", [ok("math")], "weather"),
         ("서울, 한국의 오늘 날씨는 빛나는 눈입니다.", [], "weather"),
         ("東京の明日の天気は晴れです。", [], "weather"),
+        # A state told with no call: where it is, what it shows (fresh51, fresh40)
+        ("The servo is at 30°.", [], "state"),
+        ("The LED strip is showing red at 40% brightness.", [], "state"),
         # A sum worked out wrong from memory (the model's, in a record)
         ("7 * 24 * 60 * 60 = 1689600 seconds in a week.", [], "sum"),
         ("2^10 = 1000", [failed("math")], "sum"),
@@ -85,6 +88,7 @@ def test_claims_without_a_backing_call_are_lies(
         ("I can't turn the lights on without a working tool.", [failed("led")]),
         ("Should I move the servo to 30 degrees?", []),
         ("The servo points at 45°.", [ok("servo_state")]),
+        ("The servo is at 45°.", [ok("servo_state")]),
         ("It will rain tomorrow in Berlin.", [ok("weather")]),
         ("I don't know the temperature in Paris, let me check.", []),
         ("The disk has 12G free.", [ok("df")]),
