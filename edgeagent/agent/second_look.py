@@ -28,7 +28,7 @@ from dataclasses import dataclass
 
 from edgeagent.agent import asks, honesty
 from edgeagent.agent.answer import names_device
-from edgeagent.agent.checks import Refusal, SideChecks
+from edgeagent.agent.checks import Refusal, SideChecks, last_to_act
 from edgeagent.agent.events import ErrorEvent
 from edgeagent.tools.calls import ParsedOutput
 from edgeagent.tools.executor import ToolCall, ToolExecutor
@@ -101,7 +101,11 @@ async def second_look(
         if calls != written:
             raw, parsed = turn.render(calls), dataclasses.replace(parsed, calls=calls)
         unsaid = checks.heard.unsaid(calls, said=turn.said, request=turn.prompt)
-        if checks.made_up(calls, said=turn.said) or unsaid:
+        if (
+            checks.made_up(calls, said=turn.said)
+            or unsaid
+            or any(flags_only(c, turn) for c in calls)
+        ):
             # A read tool's guess ("is solder on the todo list?" as math 1 + 1) gets
             # one more look without it, like a read the checks refuse.
             log.info("the %s look's call guesses a value", attempt)
@@ -136,6 +140,25 @@ async def second_look(
         else:
             return None
     return None
+
+
+def flags_only(call: ToolCall, turn: Looking) -> bool:
+    """Whether ``call`` acts with nothing but flags (``center: true``, ``on: false``) on
+    a device the ``turn``'s request does not name (its ``named_in``, or a word of its
+    title): nothing in it is the user's. The model refused "can you restart it so it's
+    fresh" and, on its second look, wrote the servo's ``center: true``, which both side
+    questions let run (fresh53). "kill the lights" names the strip, and runs."""
+    registry = turn.executor.registry
+    tool = registry.get(call.name) if call.name in registry else None
+    if tool is None or tool.kind is not ToolKind.ACT or not isinstance(call.arguments, dict):
+        return False
+    if any(not isinstance(v, bool) and v is not None for v in call.arguments.values()):
+        return False
+    named = tool.named_in is not None and tool.named_in(turn.prompt)
+    undone = tool.undone_in is not None and tool.undone_in(turn.prompt)
+    if undone and last_to_act(registry, turn.ran) == call.name:
+        return False  # "hmm no, undo that": the device that changed last is meant
+    return not named and not names_device(turn.prompt, tool)
 
 
 def names_a_device(turn: Looking) -> bool:

@@ -1158,3 +1158,52 @@ def test_a_second_look_for_a_request_that_names_no_device_gets_no_look_elsewhere
     answer = run_turn(agent, "water the plants")[-1]
     assert isinstance(answer, FinalAnswer) and answer.text == REFUSAL
     assert [r.grammar for r in model.requests if not r.aside] == [None, "root ::= call"]
+
+
+class Camera:
+    def __init__(self) -> None:
+        self.moves: list[dict[str, Any]] = []
+
+    @tool(kind="act", title="the camera servo", answer=lambda r: f"The camera is now at {r}.")
+    def servo(self, center: bool = False, back: bool = False) -> str:
+        """Point the camera straight ahead, or back where it was."""
+        self.moves.append({"center": center, "back": back})
+        return "0°"
+
+
+@pytest.mark.parametrize(
+    ("request_", "moved"),
+    [
+        # Refused by the model, then the servo's center on a second look, and both side
+        # questions said yes (fresh53): nothing in the call is the user's.
+        ("can you restart it so it's fresh", False),
+        ("please reset it", False),
+        # The device named: a flag is all it takes ("kill the lights" is on=false).
+        ("point the camera straight ahead", True),
+    ],
+)
+def test_a_second_look_acting_with_flags_only_needs_the_device_named(
+    request_: str, moved: bool
+) -> None:
+    camera = Camera()
+    model = Model(said=REFUSAL, forced=fence("servo", center=True), side="yes")
+    answer = run_turn(agent_for(model, camera), request_)[-1]
+    assert isinstance(answer, FinalAnswer)
+    assert bool(camera.moves) is moved
+    assert ("now at" in answer.text) is moved
+
+
+def test_a_second_look_undo_with_a_flag_stays_with_the_device_that_changed_last() -> None:
+    camera = Camera()
+    model = Model(said=REFUSAL, forced=fence("servo", back=True), side="yes")
+    agent = agent_for(model, camera)
+    registry = agent.executor.registry
+    servo = dataclasses.replace(registry.get("servo"), undone_in=lambda r: "undo" in r)
+    agent.executor = ToolExecutor(ToolRegistry([servo]))
+    agent.checks = SideChecks(llm=model, registry=agent.executor.registry)  # type: ignore[arg-type]
+    conversation = agent.new_conversation("s")
+    run_turn(agent, "turn the camera back", conversation)
+    assert len(camera.moves) == 1  # the camera named
+    answer = run_turn(agent, "hmm no, undo that", conversation)[-1]
+    assert isinstance(answer, FinalAnswer) and "now at" in answer.text
+    assert len(camera.moves) == 2  # nothing named, but the camera changed last
