@@ -12,8 +12,10 @@ where the call changes something else too.
 Ground for a level is a number (digits, or a small one in words), a word about light
 and dark or about a level in the languages the strip reads ("dim", "brighter", "full",
 "half", "cosy", "Helligkeit", "luminosité", "brillo", "helder"...), or a word about the
-number just set ("that value"). A request in letters the strip cannot read (Japanese
-"明るさを最大にして": brightness to the maximum) keeps what the model wrote.
+number just set ("that value"), or an idiom for all of it ("à fond", "a tope", "volle":
+"mets la lumière en rouge, à fond stp" lost its 100, fresh53). A request in letters the
+strip cannot read (Japanese "明るさを最大にして": brightness to the maximum) keeps what
+the model wrote.
 """
 
 from __future__ import annotations
@@ -37,7 +39,8 @@ _GROUND = re.compile(
     # Dutch, Swedish, Polish, Czech, Turkish
     r"helder|donker|ljus|svag|mork|jasn|ciemn|przyciem|tlum|parlak|yuzde)"
     # Whole words
-    r"|\b(?:low|high|up|down|same|value|number|setting|mood|halb|voll|fort|doux|douce|"
+    r"|\ba\s+(?:fond|tope)\b"
+    r"|\b(?:low|high|up|down|same|value|number|setting|mood|halb|voll|volle[mn]?|fort|doux|douce|"
     r"plein|baj[oa]|alt[oa]|bass[oa]|meta|frac[oa]|baix[oa]|fel|zacht|vol|halv|jas|kis|"
     r"one|two|three|four|five|six|seven|eight|nine|ten)\b"
 )

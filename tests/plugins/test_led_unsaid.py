@@ -64,6 +64,8 @@ def test_a_level_nobody_said_leaves_the_strip_at_its_own(
         ({"color": "red", "brightness": 100}, "rot, volle Helligkeit", 100),
         ({"color": "blue", "brightness": 30}, "bleu, luminosité faible", 30),
         ({"color": "white", "brightness": 100}, "bright white please", 100),
+        ({"color": "red", "brightness": 100}, "mets la lumière en rouge, à fond stp", 100),
+        ({"color": "green", "brightness": 100}, "luz verde a tope", 100),
         ({"color": "red", "brightness": 100}, "明るさを最大にして、赤で", 100),  # unread script
         ({"brightness": 70}, "make the lights louder", 70),  # the level is the only change
     ],
