@@ -91,13 +91,8 @@ class Agent:
         self.max_steps = max_steps
         self.max_calls_per_step = max_calls_per_step
         self.context_threshold = context_threshold
-        self.max_tokens = max_tokens
-        self.temperature = temperature
-        self.grammar = grammar
-        self.native_tools = native_tools
         self.max_tool_chars = max_tool_chars
         self.primer = tuple(primer)
-        self.stop = tuple(stop)
         self.call_grammar = call_grammar
         """Admits exactly one call of a read tool: for a value only a tool can know."""
         self.recheck_grammar = recheck_grammar
@@ -118,25 +113,34 @@ class Agent:
         self.read_ahead = read_ahead
         """After a turn of a conversation, read its tool results and answer into the
         model's context while the user reads and types (:mod:`.read_ahead`)."""
-        self.fill = fill_for(call_format)
-        """The text a call's format fixes, which an engine with a grammar fills in."""
         self.checks = SideChecks(llm=llm, registry=executor.registry)
         self._generating = Generating(
             llm=llm,
             call_format=call_format,
-            stop=self.stop,
+            stop=tuple(stop),
             max_tokens=max_tokens,
             temperature=temperature,
             grammar=grammar,
             native_tools=native_tools,
-            fill=self.fill,
+            fill=fill_for(call_format),
         )
+        """The model, its sampling and the grammar of a turn that shows every tool."""
         self._reader = ReadAhead(llm=llm)
         self._runner = StepRunner(
             executor=executor,
             call_format=call_format,
             tool_content=self._tool_content,
         )
+
+    @property
+    def grammar(self) -> str | None:
+        """[llm.llamacpp] grammar: every step's, where a turn shows every tool."""
+        return self._generating.grammar
+
+    @property
+    def stop(self) -> tuple[str, ...]:
+        """The stop words of the model's profile."""
+        return self._generating.stop
 
     def new_conversation(self, session_id: str | None = None) -> Conversation:
         """A conversation that starts with this agent's system prompt and primer."""
@@ -214,7 +218,7 @@ class Agent:
                     conversation,
                     self.llm,
                     threshold=self.context_threshold,
-                    reserve=self.max_tokens,
+                    reserve=self._generating.max_tokens,
                 )
             except ContextOverflowError as exc:
                 yield ErrorEvent(str(exc))
