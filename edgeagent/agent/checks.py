@@ -24,6 +24,7 @@ from edgeagent.agent.carried import (
     file_named,
     is_number,
     leaves,
+    number,
     value_named_back,
 )
 from edgeagent.agent.heard import Heard
@@ -167,8 +168,12 @@ class SideChecks:
                 # "what's on my todo list" as cat todo.txt: asked of the title alone,
                 # the model said it was not about showing a file (three blind sets).
                 topic = f"{topic} ({named})"
-            answer = await self.ask(target_question(prompt, topic), session=session)
-            log.info("target check: %r for %s -> %r", prompt[:60], tool.name, answer)
+            if not acts and self._names_topic(call, prompt):
+                answer = "yes"  # "will it rain in Oslo?" as a forecast: no need to ask
+                log.info("%s: %r names its topic", tool.name, prompt[:60])
+            else:
+                answer = await self.ask(target_question(prompt, topic), session=session)
+                log.info("target check: %r for %s -> %r", prompt[:60], tool.name, answer)
             both = f"{earlier[0]} {prompt}"
             # A correction the topic question takes alone, refused by the capability
             # question alone, is asked it again with the request it corrects: "nah,
@@ -219,6 +224,22 @@ class SideChecks:
         return (
             tool.named_in(prompt) and self.heard.unsaid([call], said=prompt, request=prompt) is None
         )
+
+    def _names_topic(self, call: ToolCall, prompt: str) -> bool:
+        """Whether ``prompt`` names the topic of ``call``'s read tool itself
+        (:attr:`~edgeagent.tools.tool.Tool.named_in`: "will it rain in Oslo?", "what's
+        25 times 4") and every number in the call is one it says ("18% of 250" as
+        ``18 * 250 / 100`` is asked): then the topic question is not asked. Its text is
+        the model's own notation, and its words the tool's other checks judge (a
+        place nobody said, :attr:`~edgeagent.tools.tool.Tool.user_words`). Over every
+        record, the topic question said yes to each such weather and math call for a
+        forecast or a sum, at about a second each."""
+        tool = self.registry.get(call.name)
+        if tool.named_in is None or not call.arguments or not tool.named_in(prompt):
+            return False
+        unheard = self.heard.unheard(call, said=prompt, request=prompt)
+        numbers = [n for v in leaves(call.arguments) for n in honesty.NUMBER.findall(str(v))]
+        return not any(unheard(float(number(n))) for n in numbers)
 
     def _undoes(self, call: ToolCall, prompt: str, ran: Callable[[], Sequence[str]]) -> bool:
         """Whether ``prompt`` asks to undo the last change (the tool's

@@ -146,9 +146,11 @@ class Tool:
     """Fills in what a call names of the conversation's earlier results (math: ``ans``,
     the last result's number, which the model does not copy right), before it runs."""
     named_in: NamedIn | None = None
-    """Whether a request names this acting tool's device itself ("kill the shop light"
-    for the LED strip): the side questions ask nothing of a call that holds only
-    values the request said (:meth:`~edgeagent.agent.checks.SideChecks.off_target`)."""
+    """Whether a request names this tool's device or topic itself ("kill the shop
+    light" for the LED strip, "will it rain in Oslo" for the forecast): the side
+    questions ask nothing of a call that holds only values the request said (for a
+    read tool, only numbers it said; :meth:`~edgeagent.agent.checks.SideChecks.
+    off_target`)."""
     said_in: SaidIn | None = None
     """The values a request says in this tool's own terms, whatever its words: the LED's
     colours named in another language as CSS names ("blau" is ``blue``), and the colour

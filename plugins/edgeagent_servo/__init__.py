@@ -13,6 +13,7 @@ from edgeagent.plugin import PluginContext, Register, hookimpl, make_tool
 from edgeagent_servo.aimed import aimed
 from edgeagent_servo.backends import BACKENDS
 from edgeagent_servo.controller import ServoController
+from edgeagent_servo.names import names_the_servo
 from edgeagent_servo.options import ServoOptions
 from edgeagent_servo.relative import asks_undo, corrected
 from edgeagent_servo.said import as_said
@@ -49,7 +50,9 @@ def register_tools(register: Register, context: PluginContext) -> None:
     # "point the camera at my cat" came as angle 90: a number the request gives no
     # ground for is a guess (edgeagent_servo.aimed).
     servo_tool = make_tool(controller.servo, plugin="servo")
-    # "actually no, go back to where it was" after a move is the servo's.
-    register(replace(servo_tool, reread=reread, aimed_in=aimed, undone_in=asks_undo))
+    # "actually no, go back to where it was" after a move is the servo's; "servo to 30
+    # degrees" names it, and faces no side question (edgeagent_servo.names).
+    servo_tool = replace(servo_tool, reread=reread, aimed_in=aimed, named_in=names_the_servo)
+    register(replace(servo_tool, undone_in=asks_undo))
     register(controller.servo_state)
     context.on_close(controller.close)

@@ -1,14 +1,23 @@
-"""A request that names the acting tool's device itself faces no side question
-(:attr:`edgeagent.tools.tool.Tool.named_in`); a value nobody said, for a request that
-does not name it, is a guess (:attr:`~edgeagent.tools.tool.Tool.said_in`)."""
+"""A request that names the acting tool's device itself faces no side question, nor a
+read tool's topic its topic question (:attr:`edgeagent.tools.tool.Tool.named_in`); a
+value nobody said, for a request that does not name it, is a guess
+(:attr:`~edgeagent.tools.tool.Tool.said_in`)."""
 
 from __future__ import annotations
 
+import dataclasses
+
 import pytest
 from edgeagent_led.names import names_the_strip
+from edgeagent_math.named import names_a_calculation
 
 from edgeagent.agent.loop import Agent
+from edgeagent.llm.base import InProcessLLM
 from edgeagent.llm.scripted import Rule, ScriptedEngine
+from edgeagent.tools.calls import get_call_format
+from edgeagent.tools.executor import ToolExecutor
+from edgeagent.tools.registry import ToolRegistry
+from edgeagent.tools.tool import make_tool, tool
 from tests.agent.scripted_agent import run_turn
 from tests.agent.test_honesty import Strip, fence, final, make
 
@@ -95,3 +104,53 @@ def test_a_value_said_in_an_earlier_turn_counts_as_said() -> None:
     final(run_turn(agent, "teal, please", conversation))
     final(run_turn(agent, "again, do it once more", conversation))
     assert strip.commands == ["teal", "teal"]
+
+
+def topic_agent(rules: list[Rule]) -> tuple[Agent, ScriptedEngine, list[str]]:
+    """An agent with a titled read tool (``math``) named by the math plugin's words,
+    every side question answered "no"."""
+    asked: list[str] = []
+
+    @tool(name="math", title="a math problem to calculate", answer=lambda r: f"= {r}")
+    def math(expression: str) -> int:
+        """Evaluate arithmetic."""
+        asked.append(expression)
+        return 100
+
+    engine = ScriptedEngine([(r"Answer yes or no", "no"), *rules], default="Okay.")
+    registry = ToolRegistry([dataclasses.replace(make_tool(math), named_in=names_a_calculation)])
+    agent = Agent(
+        llm=InProcessLLM(engine),
+        executor=ToolExecutor(registry),
+        call_format=get_call_format("fence"),
+        system_prompt="sys",
+        check_target=True,
+    )
+    return agent, engine, asked
+
+
+def test_a_read_call_for_a_request_that_names_its_topic_skips_the_topic_question() -> None:
+    agent, engine, asked = topic_agent([(r"^what's 25", fence("math", expression="25 * 4"))])
+    answer = final(run_turn(agent, "what's 25 times 4?"))
+    assert asked == ["25 * 4"]
+    assert answer.text == "= 100"
+    assert not any(r.aside for r in engine.requests)
+
+
+@pytest.mark.parametrize(
+    ("prompt", "expression"),
+    [
+        # a number the request does not say: the model's own
+        ("what is 18% of 250", "18 * 250 / 100"),
+        # no calculation named or written
+        ("73 means best regards, what does 88 mean", "ans * 73"),
+    ],
+)
+def test_a_read_call_the_request_does_not_name_still_faces_the_topic_question(
+    prompt: str, expression: str
+) -> None:
+    agent, engine, asked = topic_agent([(r"^(?!Request)", fence("math", expression=expression))])
+    answer = final(run_turn(agent, prompt))
+    assert asked == []
+    assert answer.text.startswith("I can't do that here")
+    assert any(r.aside for r in engine.requests)

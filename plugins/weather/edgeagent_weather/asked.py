@@ -40,3 +40,19 @@ def asks_a_forecast(request: str) -> bool:
     """The ``weather`` tool's ``asked_in``: whether ``request`` asks for a forecast
     without naming the place."""
     return said_day(request) is not None or bool(_ASKED.search(fold(request)))
+
+
+_NAMED = re.compile(
+    r"\b(?:weather|forecast\w*|rain|rains|rainy|raining|snow|snows|snowy|snowing|umbrella|"
+    r"sunny|cloudy|windy|storms?|stormy|thunder\w*|wetter\w*|regnet|regen|schneit|meteo|pluie|"
+    r"pleut|neige|lluvia|llueve|llover|nieve|pioggia|piove|chuva|chove|regent|pogod\w*|"
+    r"vader\w*|vejr\w*)\b|погод|天気|天气|날씨"
+)
+
+
+def names_the_weather(request: str) -> bool:
+    """The ``weather`` tool's ``named_in``: whether ``request`` names the weather, the
+    forecast or the rain itself (not "temperature", which water and ovens have too:
+    "what water temperature do neon tetras like?" came as a forecast for "Neon
+    Tetras", and the topic question refused it)."""
+    return bool(_NAMED.search(fold(request)))

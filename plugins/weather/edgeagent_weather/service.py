@@ -18,7 +18,7 @@ import httpx
 from pydantic import BeforeValidator, Field
 
 from edgeagent.plugin import USER_WORDS, Tool, ToolError, make_tool, tool
-from edgeagent_weather.asked import asks_a_forecast
+from edgeagent_weather.asked import asks_a_forecast, names_the_weather
 from edgeagent_weather.days import MAX_DAY, WEEKDAYS, days_ahead
 from edgeagent_weather.said import FROM_LAST, said_day
 
@@ -165,6 +165,7 @@ class OpenMeteo:
             recall=self.recall,
             # "guess i'm packing a raincoat then" came as the last forecast again.
             asked_in=asks_a_forecast,
+            named_in=names_the_weather,
         )
 
     def reread(self, arguments: dict[str, Any], request: str) -> dict[str, Any] | None:
