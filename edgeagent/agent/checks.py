@@ -237,9 +237,9 @@ class SideChecks:
         tool = self.registry.get(call.name)
         if tool.named_in is None or not call.arguments or not tool.named_in(prompt):
             return False
-        unheard = self.heard.unheard(call, said=prompt, request=prompt)
-        numbers = [n for v in leaves(call.arguments) for n in honesty.NUMBER.findall(str(v))]
-        return not any(unheard(float(number(n))) for n in numbers)
+        said = {number(n) for n in honesty.NUMBER.findall(prompt)}
+        written = (n for v in leaves(call.arguments) for n in honesty.NUMBER.findall(str(v)))
+        return all(number(n) in said for n in written)
 
     def _undoes(self, call: ToolCall, prompt: str, ran: Callable[[], Sequence[str]]) -> bool:
         """Whether ``prompt`` asks to undo the last change (the tool's

@@ -129,10 +129,21 @@ def topic_agent(rules: list[Rule]) -> tuple[Agent, ScriptedEngine, list[str]]:
     return agent, engine, asked
 
 
-def test_a_read_call_for_a_request_that_names_its_topic_skips_the_topic_question() -> None:
-    agent, engine, asked = topic_agent([(r"^what's 25", fence("math", expression="25 * 4"))])
-    answer = final(run_turn(agent, "what's 25 times 4?"))
-    assert asked == ["25 * 4"]
+@pytest.mark.parametrize(
+    ("prompt", "expression"),
+    [
+        ("what's 25 times 4?", "25 * 4"),
+        ("(48 + 12) / 4 - 7", "(48 + 12) / 4 - 7"),
+        # a number no float reads as written: compared as written
+        ("what's 1,234.5 times 2", "1,234.5 * 2"),
+    ],
+)
+def test_a_read_call_for_a_request_that_names_its_topic_skips_the_topic_question(
+    prompt: str, expression: str
+) -> None:
+    agent, engine, asked = topic_agent([(r"^(?!Request)", fence("math", expression=expression))])
+    answer = final(run_turn(agent, prompt))
+    assert asked == [expression]
     assert answer.text == "= 100"
     assert not any(r.aside for r in engine.requests)
 
