@@ -151,6 +151,12 @@ def names_device(request: str, tool: Tool) -> bool:
     return bool(tool.title and _stems(request) & _stems(tool.title))
 
 
+def names_its_device(request: str, tool: Tool) -> bool:
+    """Whether ``request`` names ``tool``'s device: a word of its title, or its own
+    :attr:`~edgeagent.tools.tool.Tool.named_in` ("kill the shop light")."""
+    return names_device(request, tool) or (tool.named_in is not None and tool.named_in(request))
+
+
 def _stems(text: str) -> set[str]:
     """Words of three letters or more without a plural "s": "lights" -> "light"."""
     words = {w[:-1] if len(w) > 3 and w.endswith("s") else w for w in plain(text).split()}

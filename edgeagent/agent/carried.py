@@ -95,7 +95,7 @@ def value_named_back(
     if last is None or len(numbers) != 1:
         return call
     key, value = numbers[0]
-    said = {number(n) for n in honesty.NUMBER.findall(request)}
+    said = numbers_in(request)
     if value == last or number(str(value)) in said:
         return call
     log.info("%s %r: the value named back is %r", call.name, call.arguments, last)
@@ -149,3 +149,8 @@ def number(text: str) -> str:
         return f"{float(text.replace(',', '.')):g}"
     except ValueError:
         return text
+
+
+def numbers_in(text: str) -> set[str]:
+    """The numbers ``text`` writes in digits, each as :func:`number` spells it."""
+    return {number(n) for n in honesty.NUMBER.findall(text)}

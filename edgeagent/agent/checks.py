@@ -24,7 +24,7 @@ from edgeagent.agent.carried import (
     file_named,
     is_number,
     leaves,
-    number,
+    numbers_in,
     value_named_back,
 )
 from edgeagent.agent.heard import Heard
@@ -237,9 +237,8 @@ class SideChecks:
         tool = self.registry.get(call.name)
         if tool.named_in is None or not call.arguments or not tool.named_in(prompt):
             return False
-        said = {number(n) for n in honesty.NUMBER.findall(prompt)}
-        written = (n for v in leaves(call.arguments) for n in honesty.NUMBER.findall(str(v)))
-        return all(number(n) in said for n in written)
+        said = numbers_in(prompt)
+        return all(numbers_in(str(v)) <= said for v in leaves(call.arguments))
 
     def _undoes(self, call: ToolCall, prompt: str, ran: Callable[[], Sequence[str]]) -> bool:
         """Whether ``prompt`` asks to undo the last change (the tool's

@@ -15,8 +15,7 @@ import logging
 from collections.abc import Callable, Sequence
 from typing import Any
 
-from edgeagent.agent import honesty
-from edgeagent.agent.carried import leaves, number
+from edgeagent.agent.carried import leaves, number, numbers_in
 from edgeagent.tools.executor import ToolCall
 from edgeagent.tools.registry import ToolRegistry
 from edgeagent.tools.words import FILE_SUFFIX, fold, one_slip, plain
@@ -107,7 +106,7 @@ class Heard:
         heard = plain(said)
         spoken = heard.split()
         joined = {a + b for a, b in itertools.pairwise(spoken)}  # "sky blue"
-        numbers = {number(n) for n in honesty.NUMBER.findall(said)}
+        numbers = numbers_in(said)
         read = self._read_from(call.name, request)
         read_words = {fold(v.strip()) for v in read if isinstance(v, str)}
 

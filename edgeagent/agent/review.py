@@ -15,7 +15,7 @@ from collections.abc import Callable, Collection, Mapping, Sequence
 from typing import Any
 
 from edgeagent.agent import asks, honesty
-from edgeagent.agent.answer import acted, failed_to_act, names_device
+from edgeagent.agent.answer import acted, failed_to_act, names_its_device
 from edgeagent.agent.checks import SideChecks, last_to_act
 from edgeagent.agent.events import ErrorEvent
 from edgeagent.agent.second_look import Looking, look_elsewhere, second_look
@@ -23,7 +23,7 @@ from edgeagent.errors import NothingEarlierError
 from edgeagent.tools.calls import ParsedOutput
 from edgeagent.tools.executor import ToolCall, ToolExecutor
 from edgeagent.tools.registry import ToolRegistry
-from edgeagent.tools.tool import Tool, ToolKind
+from edgeagent.tools.tool import ToolKind
 from edgeagent.tools.words import names_a_file
 
 log = logging.getLogger(__name__)
@@ -168,7 +168,7 @@ def undo_moved(
     if len(calls) != 1 or calls[0].name not in registry:
         return list(calls)
     tool = registry.get(calls[0].name)
-    if tool.kind is not ToolKind.ACT or _names(request, tool):
+    if tool.kind is not ToolKind.ACT or names_its_device(request, tool):
         return list(calls)
     undone = [t for t in registry if t.undone_in is not None and t.undone_in(request)]
     if not undone:
@@ -181,7 +181,7 @@ def undo_moved(
         last not in undone
         or last.reread is None
         or any(
-            _names(request, other)
+            names_its_device(request, other)
             for other in registry
             if other.kind is ToolKind.ACT and other.name != last.name
         )
@@ -196,12 +196,6 @@ def undo_moved(
         return list(calls)  # nothing remembered to go back to
     log.info("undo asked of %s, which made no last change: %s %r", tool.name, last.name, undo)
     return [ToolCall(last.name, undo)]
-
-
-def _names(request: str, tool: Tool) -> bool:
-    """Whether ``request`` names ``tool``'s device (its ``named_in``, or a word of its
-    title)."""
-    return names_device(request, tool) or (tool.named_in is not None and tool.named_in(request))
 
 
 async def nothing_earlier(

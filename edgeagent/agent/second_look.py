@@ -27,7 +27,7 @@ from collections.abc import Awaitable, Callable, Mapping, Sequence
 from dataclasses import dataclass
 
 from edgeagent.agent import asks, honesty
-from edgeagent.agent.answer import names_device
+from edgeagent.agent.answer import names_device, names_its_device
 from edgeagent.agent.checks import Refusal, SideChecks, last_to_act
 from edgeagent.agent.events import ErrorEvent
 from edgeagent.tools.calls import ParsedOutput
@@ -154,11 +154,10 @@ def flags_only(call: ToolCall, turn: Looking) -> bool:
         return False
     if any(not isinstance(v, bool) and v is not None for v in call.arguments.values()):
         return False
-    named = tool.named_in is not None and tool.named_in(turn.prompt)
     undone = tool.undone_in is not None and tool.undone_in(turn.prompt)
     if undone and last_to_act(registry, turn.ran) == call.name:
         return False  # "hmm no, undo that": the device that changed last is meant
-    return not named and not names_device(turn.prompt, tool)
+    return not names_its_device(turn.prompt, tool)
 
 
 def names_a_device(turn: Looking) -> bool:
