@@ -66,10 +66,18 @@ _TO_NUMBER = re.compile(
     r"\s+(\d+(?:[.,]\d+)?)|\b(\d+(?:[.,]\d+)?)\s*(?:°\s*)?(?:derece(?:ye|ya)|fokra|asteeseen)\b"
 )
 # Onward: "further", "weiter(e)", "encore", "ancora", "altri", "otros", "mais"; Dutch
-# "verder", "nog"; Polish "jeszcze", "dalej"; Swedish "ytterligare", "längre".
+# "verder", "nog"; Polish "jeszcze", "dalej"; Swedish "ytterligare", "längre". And from
+# where the servo points now: "now 45 to the left from there" came as the position
+# ``left_of_center: 45`` (fresh56): "from there", "from here", "from where it is",
+# "von dort (aus)", "à partir de là", "desde ahí", "da lì", "daí", "vanaf daar",
+# "därifrån", "stamtąd".
 _ON = re.compile(
     r"\b(?:further|farther|more|another|again|weiter|weitere[nm]?|noch|encore|ancora|altri|"
-    r"otros?|otra|mas|outros?|mais|verder|nog|jeszcze|dalej|ytterligare|langre)\b"
+    r"otros?|otra|mas|outros?|mais|verder|nog|jeszcze|dalej|ytterligare|langre|"
+    r"from\s+(?:there|here|where\s+it\s+is(?:\s+now)?|(?:its|the)\s+current\s+(?:position|angle))|"
+    r"von\s+(?:dort|da|hier)(?:\s+aus)?|a\s+partir\s+de\s+(?:la|ici)|"
+    r"desde\s+(?:ahi|alli|aqui)|da\s+(?:li|qui)|a\s+partir\s+da(?:i|li)|vanaf\s+(?:daar|hier)|"
+    r"darifran|harifran|stamtad)\b"
 )
 _SIDES = {"left": "left_of_center", "right": "right_of_center"}
 # Too far to one side: "too far right", "too much to the left", "zu weit nach links",

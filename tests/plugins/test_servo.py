@@ -419,6 +419,12 @@ def test_plugin_registers_tools_and_closes_the_backend() -> None:
         ({"left_of_center": 15}, "another 15 to the left", {"left": 15}),
         ({"left_of_center": -15}, "bit more to the left, like another 15", {"left": 15}),
         ({"left_of_center": -15}, "15 to the left of where it is", None),  # not onward
+        # From where it points now (fresh56), in English and others.
+        ({"left_of_center": 45}, "now 45 to the left from there", {"left": 45}),
+        ({"right_of_center": 20}, "20 right from where it is now", {"right": 20}),
+        ({"left_of_center": 30}, "von dort aus 30 Grad nach links", {"left": 30}),
+        ({"right_of_center": 10}, "desde ahí, 10 grados a la derecha", {"right": 10}),
+        ({"left_of_center": 45}, "set it to 45 left of center from there", None),  # center
         ({"right_of_center": 15}, "set the cam to 15 degrees right of center", None),
         # A turn's size is the one number the request names.
         ({"left": 30}, "a little more, another 10 the same way", {"left": 10.0}),
