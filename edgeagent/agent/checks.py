@@ -40,10 +40,7 @@ from edgeagent.llm.base import LLM, GenerateRequest
 from edgeagent.tools.executor import ToolCall
 from edgeagent.tools.registry import ToolRegistry
 from edgeagent.tools.tool import ToolKind
-from edgeagent.tools.words import (
-    plain,
-    said_in_words,
-)
+from edgeagent.tools.words import named_place, plain, said_in_words
 
 log = logging.getLogger(__name__)
 
@@ -321,6 +318,36 @@ class SideChecks:
                     log.info("%s %s=%r was never said by the user", call.name, name, value)
                     return f"Which {name} do you mean? I use only a {name} you name."
         return None
+
+    def named_instead(
+        self, calls: Sequence[ToolCall], *, request: str, said: str
+    ) -> list[ToolCall]:
+        """``calls`` with a user's-words argument that no user message ``said`` given
+        the one place the ``request`` names (:func:`~edgeagent.tools.words.named_place`)
+        instead: "weather in Osaka on sunday?" came as ``location: "Oslo"``, the
+        primer's city, and was asked back (fresh18, fresh55). Without such a place the
+        call stands, and :meth:`made_up` asks."""
+        place = named_place(request)
+        if place is None:
+            return list(calls)
+        heard = plain(said)
+        fixed = []
+        for call in calls:
+            tool = self.registry.get(call.name) if call.name in self.registry else None
+            for name in tool.user_words if tool is not None else ():
+                value = call.arguments.get(name)
+                first = plain(value.split(",")[0]) if isinstance(value, str) else ""
+                if first and not said_in_words(first, heard):
+                    log.info(
+                        "%s %s=%r was never said; the request names %r",
+                        call.name,
+                        name,
+                        value,
+                        place,
+                    )
+                    call = ToolCall(call.name, {**call.arguments, name: place})
+            fixed.append(call)
+        return fixed
 
     def reread(self, calls: Sequence[ToolCall], *, request: str) -> list[ToolCall]:
         """``calls`` with the arguments their tools read again from the ``request``

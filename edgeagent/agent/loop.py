@@ -370,6 +370,10 @@ class Agent:
                 answer = self._answer(conversation, parsed.text, raw, records, prompt=prompt)
                 yield FinalAnswer(answer, tool_calls=records, steps=step)
                 return
+            if not records:
+                calls = self.checks.named_instead(
+                    calls, request=conversation.request(), said=conversation.said()
+                )
             question = None if records else self.checks.made_up(calls, said=conversation.said())
             if question is not None:
                 # Like a refusal, the exchange leaves no trace for the model to copy.

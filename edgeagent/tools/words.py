@@ -114,3 +114,37 @@ def names_a_file(request: str) -> bool:
     """Whether ``request`` names a file by its whole name, extension and all
     ("notes.txt", "logs/app.log"); "e.g." and "3.14" are none."""
     return bool(_A_FILE.search(request))
+
+
+_NAME_AFTER = re.compile(
+    r"\b(?:in|for|at|near|around|à|en|em|no|na|nach|dans|w|we|v|ve|i|op|te|ad)\s+"
+    r"(?=([^\W\d_][\w'’-]*(?:\s[^\W\d_][\w'’-]*)*))",
+    re.IGNORECASE,
+)
+"""A word after a preposition of place, in English and the languages people ask in, and
+the words after it; :func:`named_place` keeps the capitalised ones."""
+_NOT_A_NAME = frozenset({
+    "i", "the", "a", "an", "my", "our", "your", "this", "that", "celsius", "fahrenheit",
+    "monday", "tuesday", "wednesday", "thursday", "friday", "saturday", "sunday",
+    "january", "february", "march", "april", "may", "june", "july", "august",
+    "september", "october", "november", "december",
+})  # fmt: skip
+"""Capitalised words that name no place: a day, a month, a unit, an article."""
+
+
+def named_place(request: str) -> str | None:
+    """The one name ``request`` gives a place by, capitalised after a preposition ("in",
+    "for", "at", "à", "en", "nach", "w"…): "weather in Osaka on sunday?" gives "Osaka",
+    "forecast for New York tomorrow" "New York"; ``None`` where it gives none or several
+    ("in Paris or in Rome"), or the name is a day, a month or a unit."""
+    found = set()
+    for match in _NAME_AFTER.finditer(request):
+        words = []
+        for word in match.group(1).split():
+            if not word[:1].isupper() or fold(word) in _NOT_A_NAME:
+                break
+            words.append(word)
+        name = " ".join(words)
+        if name:
+            found.add(name)
+    return found.pop() if len(found) == 1 else None

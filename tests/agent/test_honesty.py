@@ -26,6 +26,7 @@ from edgeagent.tools.calls import get_call_format
 from edgeagent.tools.executor import ToolExecutor
 from edgeagent.tools.registry import ToolRegistry
 from edgeagent.tools.tool import USER_WORDS, NamedIn, SaidIn, ToolResult
+from edgeagent.tools.words import named_place
 from tests.agent.scripted_agent import run_turn
 from tests.agent.stub_llm import StubLLM
 
@@ -1126,6 +1127,46 @@ def test_a_place_no_user_message_named_is_asked_for_not_made_up() -> None:
     assert final(run_turn(agent, "Jaka będzie pogoda w Gdyni?", conversation)).tool_calls
     assert final(run_turn(agent, "Millainen sää on Tampereella?", conversation)).tool_calls
     assert places.asked[-2:] == ["Gdynia", "Tampere"]
+
+
+def test_a_place_nobody_named_is_the_one_the_request_names() -> None:
+    # "weather in Osaka on sunday?" came as Oslo, the primer's city (fresh18, fresh55).
+    places = Places()
+    engine = ScriptedEngine(
+        [
+            (r"Osaka", fence("weather", location="Oslo")),
+            (r"Lyon or", fence("weather", location="Oslo")),
+        ],
+        default="Okay.",
+        context_window=4096,
+    )
+    agent = plain_agent(InProcessLLM(engine), places)
+    conversation = agent.new_conversation("w")
+    answer = final(run_turn(agent, "weather in Osaka on sunday?", conversation))
+    assert places.asked == ["Osaka"] and answer.text == "Weather for Osaka."
+    # Two places named: which one is the user's to say.
+    answer = final(run_turn(agent, "in Lyon or in Nice?", conversation))
+    assert answer.text == "Which location do you mean? I use only a location you name."
+    assert places.asked == ["Osaka"]
+
+
+@pytest.mark.parametrize(
+    ("request_", "place"),
+    [
+        ("weather in Osaka on sunday?", "Osaka"),
+        ("forecast for New York tomorrow", "New York"),
+        ("Wetter in München morgen", "München"),
+        ("météo à Aix-en-Provence", "Aix-en-Provence"),
+        ("In Porto, will it rain?", "Porto"),
+        ("in Paris or in Rome", None),  # two
+        ("weather in march", None),  # no name
+        ("rain for Sunday?", None),  # a day
+        ("what is it like in the Alps", None),  # "the" first
+        ("weather tomorrow", None),
+    ],
+)
+def test_the_one_place_a_request_names(request_: str, place: str | None) -> None:
+    assert named_place(request_) == place
 
 
 @pytest.mark.parametrize(
