@@ -16,6 +16,7 @@ from collections.abc import Sequence
 from typing import Any
 
 from edgeagent.agent import honesty
+from edgeagent.agent.asks import asks_a_question
 from edgeagent.tools.executor import ToolCall
 from edgeagent.tools.registry import ToolRegistry
 from edgeagent.tools.tool import Tool, ToolKind
@@ -50,6 +51,42 @@ def carries(call: ToolCall, prompt: str, earlier: str) -> bool:
         n.replace(",", "") in before
         for leaf in values
         for n in honesty.new_numbers(str(leaf), prompt)
+    )
+
+
+def sets_from_device(
+    registry: ToolRegistry,
+    step_records: Sequence[dict[str, Any]],
+    request: str,
+    *,
+    followed: str,
+    acted: Sequence[str],
+) -> bool:
+    """Whether a step's successful reads compute a device's next value from the one
+    the turn before (``followed``, whose successful calls were ``acted``) set: "now
+    half of that", after "lights on full brightness", came as ``math`` of ``100 / 2``
+    alone, and "10 more" after a servo turn as ``(-30) + 10`` (fresh53, fresh56); the
+    strip and the servo stayed. A read takes a number of that turn that the request
+    does not say, the turn acted through another plugin's tool, and the request asks
+    no question ("what's half of that?" wants the number)."""
+    if not step_records or not all(r.get("ok") for r in step_records):
+        return False
+    if any(r["name"] not in registry for r in step_records) or asks_a_question(request):
+        return False
+    read = [registry.get(r["name"]) for r in step_records]
+    if any(t.kind is ToolKind.ACT for t in read):
+        return False
+    plugins = {t.plugin for t in read}
+    if not any(
+        n in registry
+        and registry.get(n).kind is ToolKind.ACT
+        and registry.get(n).plugin not in plugins
+        for n in acted
+    ):
+        return False
+    return any(
+        carries(ToolCall(r["name"], r.get("arguments") or {}), request, followed)
+        for r in step_records
     )
 
 

@@ -124,23 +124,14 @@ class Conversation:
         ``names`` reads the tools a call message calls (the call format's parse). A
         step's results follow its call message, a parse error's feedback first, so its
         calls' results are its last ones."""
-        ran: list[str] = []
-        steps: list[tuple[list[str], list[bool]]] = []
         starts = self.turn_starts()
-        for message in self.messages[self.kept : starts[-1] if starts else None]:
-            if message["role"] == "assistant":
-                steps.append((list(names(str(message["content"]))), []))
-            elif message["role"] == "tool" and steps:
-                try:
-                    shown = json.loads(message["content"])
-                except ValueError:
-                    shown = None
-                steps[-1][1].append(isinstance(shown, dict) and shown.get("ok") is True)
-        for called, oks in steps:
-            if len(oks) >= len(called):
-                tail = oks[len(oks) - len(called) :]
-                ran += [name for name, ok in zip(called, tail, strict=True) if ok]
-        return ran
+        return _ran_in(self.messages[self.kept : starts[-1] if starts else None], names)
+
+    def followed_ran(self, names: Callable[[str], Sequence[str]]) -> list[str]:
+        """The tools whose calls succeeded in the turn a follow-up goes on from
+        (:meth:`followed`), oldest first; ``names`` as for :meth:`ran`."""
+        a, b = self._followed_span()
+        return _ran_in(self.messages[a:b], names) if b else []
 
     def turn_starts(self) -> list[int]:
         """Indices of the user messages that open each turn, oldest first."""
@@ -163,14 +154,20 @@ class Conversation:
         turn that did; ``("", "")`` in a first turn. "ok and in three weeks?" came
         after "how many seconds are in a week" and a chit-chat turn, and its call,
         ``3 * 7 * 24 * 60 * 60``, carried nothing from the chit-chat (fresh49)."""
-        starts = self.turn_starts()
-        if len(starts) < 2:
+        a, b = self._followed_span()
+        if not b:
             return "", ""
-        spans = list(itertools.pairwise(starts))[::-1]
-        ran = ((a, b) for a, b in spans if any(m["role"] == "tool" for m in self.messages[a:b]))
-        a, b = next(ran, spans[0])
         turn = "\n".join(str(m["content"]) for m in self.messages[a:b])
         return str(self.messages[a]["content"]), turn
+
+    def _followed_span(self) -> tuple[int, int]:
+        """The messages of the turn :meth:`followed` gives; ``(0, 0)`` in a first turn."""
+        starts = self.turn_starts()
+        if len(starts) < 2:
+            return 0, 0
+        spans = list(itertools.pairwise(starts))[::-1]
+        ran = ((a, b) for a, b in spans if any(m["role"] == "tool" for m in self.messages[a:b]))
+        return next(ran, spans[0])
 
     def reword(self, prompt: str, text: str, said: str) -> None:
         """The answer ``text`` to ``prompt`` as ``said`` in the history, where the turn
@@ -307,6 +304,27 @@ class SessionStore:
 
     def ids(self) -> list[str]:
         return sorted(self._sessions)
+
+
+def _ran_in(messages: Sequence[Message], names: Callable[[str], Sequence[str]]) -> list[str]:
+    """The tools whose calls succeeded in ``messages``, oldest first (see
+    :meth:`Conversation.ran`)."""
+    ran: list[str] = []
+    steps: list[tuple[list[str], list[bool]]] = []
+    for message in messages:
+        if message["role"] == "assistant":
+            steps.append((list(names(str(message["content"]))), []))
+        elif message["role"] == "tool" and steps:
+            try:
+                shown = json.loads(message["content"])
+            except ValueError:
+                shown = None
+            steps[-1][1].append(isinstance(shown, dict) and shown.get("ok") is True)
+    for called, oks in steps:
+        if len(oks) >= len(called):
+            tail = oks[len(oks) - len(called) :]
+            ran += [name for name, ok in zip(called, tail, strict=True) if ok]
+    return ran
 
 
 def as_read(prompt: str) -> str:

@@ -23,6 +23,7 @@ from edgeagent.agent.answer import (
     then_acts,
     unrepeated,
 )
+from edgeagent.agent.carried import sets_from_device
 from edgeagent.agent.checks import NO_DEVICE, SideChecks
 from edgeagent.agent.context import Conversation, as_read, fit_context
 from edgeagent.agent.decline import NAME as DECLINE
@@ -434,12 +435,22 @@ class Agent:
                 and not parsed.errors
                 and not skipped
                 and step < self.max_steps
-                and then_acts(step_records, self.executor.registry, conversation.request())
+                and (
+                    then_acts(step_records, self.executor.registry, conversation.request())
+                    or sets_from_device(
+                        self.executor.registry,
+                        step_records,
+                        conversation.request(),
+                        followed=conversation.followed()[1],
+                        acted=conversation.followed_ran(self._called),
+                    )
+                )
             ):
                 # "take a third of that and use it as the brightness": the read is half
                 # of it; the model sees its result and, where the engine has a grammar,
                 # must call an acting tool (.answer.then_acts). Measured without: it
-                # wrote the read's answer again ("4 * 10 = 40").
+                # wrote the read's answer again ("4 * 10 = 40"). So for "now half of
+                # that" after a brightness (.carried.sets_from_device).
                 log.info("the request acts on what it read; one more step")
                 read_first = built
                 continue
@@ -456,7 +467,6 @@ class Agent:
 
     def _looking(self, conversation: Conversation, meter: TurnMeter) -> Looking:
         """What a second look needs of this turn."""
-        parse = self.call_format.parse
         return Looking(
             lambda grammar: self._generating.forced_call(
                 conversation, grammar=grammar, meter=meter
@@ -467,8 +477,12 @@ class Agent:
             said=conversation.said(),
             session=conversation.id,
             render=self.call_format.render_call,
-            ran=lambda: conversation.ran(lambda text: [c.name for c in parse(text).calls]),
+            ran=lambda: conversation.ran(self._called),
         )
+
+    def _called(self, text: str) -> list[str]:
+        """The tools an assistant message calls, as the call format reads them."""
+        return [c.name for c in self.call_format.parse(text).calls]
 
     async def prepare(self) -> None:
         """Measure the tools; under selection, conversations start with the always-shown
