@@ -319,11 +319,13 @@ class Agent:
                     return
                 raw, parsed = second
                 checked = True
+            # After a read the request acts on, the act's value is the read's, not one
+            # of the request's words ("10 more" read a computed -20 as a turn of 10).
             calls = review.read_again(
                 parsed.calls,
                 self.checks,
                 self.executor,
-                request=conversation.request(),
+                request=conversation.request() if read_first is None else "",
                 ran=looking.ran,
             )
             try:

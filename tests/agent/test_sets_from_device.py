@@ -4,6 +4,7 @@ full brightness", ran ``math`` of ``100 / 2`` alone and the strip stayed at 100 
 
 from __future__ import annotations
 
+import dataclasses
 from typing import Any
 
 from edgeagent.agent.carried import sets_from_device
@@ -116,3 +117,30 @@ def test_only_reads_of_another_plugin_that_take_the_turn_befores_number() -> Non
     assert not sets_from_device(registry(), said, "100 by 4", followed=EARLIER, acted=["led"])
     other = [record("math", expression="7 * 3")]
     assert not sets_from_device(registry(), other, "and 7 x 3", followed=EARLIER, acted=["led"])
+
+
+def test_the_computed_value_is_set_as_computed_not_read_again_from_the_request() -> None:
+    # "10 more" after a servo turn: the model set the computed -20, and the servo's
+    # reread took the request's 10 as the size of a turn (fresh53).
+    strip = Strip()
+    tools = [*tools_from(strip, plugin="led"), *tools_from(Calc(), plugin="math")]
+    reread_led = dataclasses.replace(
+        tools[0], reread=lambda arguments, request: {"brightness": 10} if "10" in request else None
+    )
+    script = Script(
+        fence("led", brightness=30),
+        fence("math", expression="30 + 10"),
+        fence("led", brightness=40),
+    )
+    agent = Agent(
+        llm=script,  # type: ignore[arg-type]
+        executor=ToolExecutor(ToolRegistry([reread_led, *tools[1:]])),
+        call_format=get_call_format("fence"),
+        system_prompt="sys",
+        act_grammar="act",
+    )
+    session = agent.new_conversation("s")
+    run_turn(agent, "strip to 30", session)
+    events = run_turn(agent, "10 more", session)
+    assert strip.set == [30, 40]
+    assert isinstance(events[-1], FinalAnswer) and events[-1].text.endswith("at 40%.")
