@@ -27,6 +27,8 @@ from __future__ import annotations
 import re
 from typing import Any
 
+from text_to_num import alpha2digit
+
 from edgeagent.plugin import ToolError, fold
 from edgeagent_math.evaluator import evaluate
 from edgeagent_math.mean import mean_as_said
@@ -97,14 +99,52 @@ def first_number_as_said(arguments: dict[str, Any], request: str) -> dict[str, A
         return None
     leading = _LEADING.match(expression)
     folded = fold(request)
-    if leading is None or leading.group(1).lower() not in LAST or _BACK.search(folded):
+    if leading is None or leading.group(1).lower() not in LAST:
         return None
     said = [n.replace(",", ".") for n in _SAID_NUMBER.findall(folded)]
     written = _SAID_NUMBER.findall(expression)
-    if len(said) < 2 or said[1:] != written:
+    in_order = not _BACK.search(folded) and len(said) >= 2 and said[1:] == written
+    if not in_order and not _only_the_first_left(said, written, folded):
         return None
     start, end = leading.span(1)
     return {**arguments, "expression": expression[:start] + said[0] + expression[end:]}
+
+
+_LANGUAGES = ("en", "de", "fr", "es", "it", "pt", "nl")
+_PERCENT = re.compile(
+    r"%|\b(?:percent|per\s*cent|prozent|pourcent|por\s*ciento|per\s*cento|procent)"
+)
+
+
+def _only_the_first_left(said: list[str], written: list[str], folded: str) -> bool:
+    """Whether the expression writes each number the request says but the first, and
+    nothing else: "bill is $184, add 15% tip and split it four ways" came as ``ans *
+    1.15 / 4`` in a first turn, where ``ans`` stands for nothing (fresh58). A percentage
+    said is written as its fraction, or one plus or minus it (15% as 0.15, 1.15, 0.85)."""
+    if len(said) < 2:
+        return False
+    percent = bool(_PERCENT.search(folded))
+
+    def forms(number: str) -> set[float]:
+        value = float(number)
+        every = {value, value / 100, 1 + value / 100, 1 - value / 100} if percent else {value}
+        return {round(f, 9) for f in every}
+
+    values = {round(float(n), 9) for n in written}
+    rest = set().union(*(forms(n) for n in said[1:]), _small_numbers(folded))
+    if float(said[0]) in values or not values <= rest:
+        return False  # the first is written, or a number the request does not say
+    return all(forms(n) & values for n in said[1:])
+
+
+def _small_numbers(folded: str) -> set[float]:
+    """The numbers under ten a request says in words ("four ways"), which the agent
+    leaves as words for the model (:mod:`edgeagent.agent.numerals`)."""
+    found = set()
+    for language in _LANGUAGES:
+        digits = alpha2digit(folded, language, threshold=0)
+        found |= {round(float(n.replace(",", ".")), 9) for n in _SAID_NUMBER.findall(digits)}
+    return {n for n in found if 0 < n < 10}
 
 
 def difference_as_said(arguments: dict[str, Any], request: str) -> dict[str, Any] | None:
