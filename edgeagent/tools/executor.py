@@ -104,33 +104,18 @@ def as_argument_list(arguments: Mapping[str, Any]) -> list[str]:
     ``{"pattern": "milk", "path": "."}`` become ``["data.csv"]``, ``["milk", "."]``; a
     string value is split like a shell would (never run by one). A value named as a
     pattern comes first wherever it was written (``{"file": "a", "pattern": "b"}`` is
-    ``["b", "a"]``): commands take the pattern before the paths, and take it as one
-    word (``{"expression": "line 15"}`` searched for "line" in a file "15" and found
-    every line of the log; fresh56).
+    ``["b", "a"]``): commands take the pattern before the paths.
     """
     words: list[str] = []
     patterns_first = sorted(arguments, key=lambda key: key.lower() not in PATTERN_KEYS)
-    for key in patterns_first:
-        value = arguments[key]
+    for value in (arguments[key] for key in patterns_first):
         items = value if isinstance(value, list) else [value]
         for item in items:
-            if isinstance(item, str) and key.lower() in PATTERN_KEYS and item.strip():
-                split = shlex.split(item) if _quotes_match(item) else []
-                words.append(split[0] if len(split) == 1 else item)
-            elif isinstance(item, str):
+            if isinstance(item, str):
                 words += shlex.split(item) if item.strip() else []
             elif item is not None and not isinstance(item, (dict, list)):
                 words.append(str(item).lower() if isinstance(item, bool) else str(item))
     return words
-
-
-def _quotes_match(text: str) -> bool:
-    """Whether ``text`` splits like a shell would ("'line 15'" does; "it's" does not)."""
-    try:
-        shlex.split(text)
-    except ValueError:
-        return False
-    return True
 
 
 def _one_value_for_one_parameter(tool: Tool, arguments: dict[str, Any]) -> dict[str, Any]:

@@ -224,10 +224,6 @@ def test_bad_arguments_are_errors_the_model_can_read(
         ({"name": "Ada", "times": 2}, ["Ada", "2"]),  # in the order written
         ({"file": "todo.md", "pattern": "milk"}, ["milk", "todo.md"]),  # a pattern first
         ({"path": "logs", "Query": "ok", "n": 1}, ["ok", "logs", "1"]),
-        # A pattern is one word, spaces and all, its quotes taken off (fresh56).
-        ({"expression": "line 15", "file": "app.log"}, ["line 15", "app.log"]),
-        ({"pattern": "'line 15'", "file": "app.log"}, ["line 15", "app.log"]),
-        ({"pattern": "it's", "file": "app.log"}, ["it's", "app.log"]),
         # "what are the column names in data.csv?" (blind prompts): a number in the list.
         ({"arguments": ["data.csv", 1]}, ["data.csv", "1"]),
     ],
