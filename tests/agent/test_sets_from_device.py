@@ -9,24 +9,19 @@ from typing import Any
 
 from edgeagent.agent.carried import sets_from_device
 from edgeagent.agent.events import FinalAnswer
-from edgeagent.agent.loop import Agent
-from edgeagent.tools import tools_from
-from edgeagent.tools.calls import get_call_format
-from edgeagent.tools.executor import ToolExecutor
 from edgeagent.tools.registry import ToolRegistry
 from tests.agent.scripted_agent import run_turn
-from tests.agent.test_then_acts import Calc, Script, Strip, fence
+from tests.agent.test_then_acts import (
+    Script,
+    Strip,
+    fence,
+    scripted_agent,
+    strip_and_calc,
+)
 
 
 def conversation(strip: Strip, script: Script, *prompts: str) -> list[FinalAnswer]:
-    tools = [*tools_from(strip, plugin="led"), *tools_from(Calc(), plugin="math")]
-    agent = Agent(
-        llm=script,  # type: ignore[arg-type]
-        executor=ToolExecutor(ToolRegistry(tools)),
-        call_format=get_call_format("fence"),
-        system_prompt="sys",
-        act_grammar="act",
-    )
+    agent = scripted_agent(script, strip_and_calc(strip), act_grammar="act")
     session = agent.new_conversation("s")
     answers = []
     for prompt in prompts:
@@ -89,7 +84,7 @@ def test_numbers_the_request_says_itself_set_nothing() -> None:
 
 
 def registry() -> ToolRegistry:
-    return ToolRegistry([*tools_from(Strip(), plugin="led"), *tools_from(Calc(), plugin="math")])
+    return ToolRegistry(strip_and_calc(Strip()))
 
 
 def record(name: str, ok: bool = True, **arguments: Any) -> dict[str, Any]:
@@ -123,7 +118,7 @@ def test_the_computed_value_is_set_as_computed_not_read_again_from_the_request()
     # "10 more" after a servo turn: the model set the computed -20, and the servo's
     # reread took the request's 10 as the size of a turn (fresh53).
     strip = Strip()
-    tools = [*tools_from(strip, plugin="led"), *tools_from(Calc(), plugin="math")]
+    tools = strip_and_calc(strip)
     reread_led = dataclasses.replace(
         tools[0], reread=lambda arguments, request: {"brightness": 10} if "10" in request else None
     )
@@ -132,13 +127,7 @@ def test_the_computed_value_is_set_as_computed_not_read_again_from_the_request()
         fence("math", expression="30 + 10"),
         fence("led", brightness=40),
     )
-    agent = Agent(
-        llm=script,  # type: ignore[arg-type]
-        executor=ToolExecutor(ToolRegistry([reread_led, *tools[1:]])),
-        call_format=get_call_format("fence"),
-        system_prompt="sys",
-        act_grammar="act",
-    )
+    agent = scripted_agent(script, [reread_led, *tools[1:]], act_grammar="act")
     session = agent.new_conversation("s")
     run_turn(agent, "strip to 30", session)
     events = run_turn(agent, "10 more", session)

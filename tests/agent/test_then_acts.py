@@ -13,6 +13,7 @@ from edgeagent.tools import tool, tools_from
 from edgeagent.tools.calls import get_call_format
 from edgeagent.tools.executor import ToolExecutor
 from edgeagent.tools.registry import ToolRegistry
+from edgeagent.tools.tool import Tool
 from tests.agent.scripted_agent import run_turn
 from tests.agent.stub_llm import StubLLM
 
@@ -62,15 +63,23 @@ class Script(StubLLM):
         yield self.replies.pop(0)
 
 
-def turn(script: Script, strip: Strip, prompt: str, *, act_grammar: str | None = None) -> list[Any]:
-    tools = [*tools_from(strip, plugin="led"), *tools_from(Calc(), plugin="math")]
-    agent = Agent(
+def scripted_agent(script: Script, tools: list[Tool], *, act_grammar: str | None = None) -> Agent:
+    """An agent that writes ``script``'s replies and calls ``tools``."""
+    return Agent(
         llm=script,  # type: ignore[arg-type]
         executor=ToolExecutor(ToolRegistry(tools)),
         call_format=get_call_format("fence"),
         system_prompt="sys",
         act_grammar=act_grammar,
     )
+
+
+def strip_and_calc(strip: Strip) -> list[Tool]:
+    return [*tools_from(strip, plugin="led"), *tools_from(Calc(), plugin="math")]
+
+
+def turn(script: Script, strip: Strip, prompt: str, *, act_grammar: str | None = None) -> list[Any]:
+    agent = scripted_agent(script, strip_and_calc(strip), act_grammar=act_grammar)
     return run_turn(agent, prompt, agent.new_conversation("s"))
 
 
