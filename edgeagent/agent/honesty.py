@@ -84,7 +84,11 @@ _STATE_ELSEWHERE = re.compile(
     r"|\b(?:está|están|esta)\s+(?:actualmente|todavía|ya)\b|\bsiguen?\s+(?:encendid|apagad|en)\w*"
     r"|\b(?:è|sono)\s+(?:attualmente|ancora|già)\b|\b(?:está|estão)\s+(?:atualmente|ainda|já)\b"
     r"|\b(?:is|staat)\s+(?:momenteel|nog|al)\b|\bär\s+(?:fortfarande|redan)\b"
-    r"|\bjest\s+(?:obecnie|nadal|już|wciąż)\b",
+    r"|\bjest\s+(?:obecnie|nadal|już|wciąż)\b"
+    # Japanese, Chinese and Korean: the device, then how it is ("今LEDは緑色です。" for
+    # "今LEDって何色になってる？", no call, on a purple strip; fresh57).
+    r"|(?:LED|ライト|照明|ランプ|サーボ|カメラ|灯|燈|舵机|摄像头|相机|조명|램프|카메라|서보)"
+    r"[^。！？!?\n]{0,15}?(?:です|である|是|입니다|이에요|예요)",
     re.IGNORECASE,
 )
 # A refusal: "I can't do that here", "I'm sorry, but…", "none of my tools can…"; and

@@ -341,6 +341,11 @@ def test_claims_change_leaves_plain_answers_alone(text: str) -> None:
         ("De lamp staat nog aan.", True),
         ("Lampan är redan tänd.", True),
         ("Kamera jest obecnie na 30 stopniach.", True),
+        ("今LEDは緑色です。", True),  # fresh57, no call, on a purple strip
+        ("LED现在是绿色。", True),
+        ("카메라는 30도입니다.", True),
+        ("LEDを制御することはできません。", False),  # can't control the LED
+        ("東京は日本の首都です。", False),  # Tokyo is Japan's capital
         ("Je vous en prie, c'est toujours un plaisir de vous aider !", False),
         ("Berlin hat ungefähr 1.3 Millionen Einwohner.", False),
     ],
