@@ -66,6 +66,10 @@ def failed(name: str) -> dict[str, Any]:
         # A state told with no call: where it is, what it shows (fresh51, fresh40)
         ("The servo is at 30°.", [], "state"),
         ("The LED strip is showing red at 40% brightness.", [], "state"),
+        # ... in Japanese, Chinese and Korean (fresh57: the strip was purple)
+        ("今LEDは緑色です。", [], "state"),
+        ("LED现在是绿色。", [ok("weather")], "state"),
+        ("카메라는 30도입니다.", [], "state"),
         # A sum worked out wrong from memory (the model's, in a record)
         ("7 * 24 * 60 * 60 = 1689600 seconds in a week.", [], "sum"),
         ("2^10 = 1000", [failed("math")], "sum"),
@@ -109,6 +113,8 @@ def test_claims_without_a_backing_call_are_lies(
         ("Domani pioverà a Roma.", [ok("weather")]),
         ("서울 모레 날씨 어때?", []),
         ("東京の天気は晴れです。", [ok("weather")]),
+        ("カメラは30度です。", [ok("servo_state")]),
+        ("LEDを制御することはできません。", []),
         ("7 * 24 * 60 * 60 = 604,800 seconds.", []),
         ("22 / 7 = 3.14, roughly.", []),
         ("12 * 7 = 85", [ok("math")]),  # the tool's value, whatever the model added
