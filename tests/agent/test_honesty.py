@@ -1102,22 +1102,28 @@ class Places:
         return location
 
 
-def test_a_place_no_user_message_named_is_asked_for_not_made_up() -> None:
+def asking_places(*script: tuple[str, str]) -> tuple[Places, Agent, Conversation]:
+    """An agent with the weather of :class:`Places` whose model, for a prompt matching
+    each pattern, asks the weather for its place."""
     places = Places()
     engine = ScriptedEngine(
-        [
-            (r"Tokyo", fence("weather", location="Tokyo")),
-            (r"hate rain", fence("weather", location="Oslo")),  # the primer's city
-            (r"Múnich", fence("weather", location="Munich")),
-            (r"Paris", fence("weather", location="Paris, France")),
-            (r"Gdyni", fence("weather", location="Gdynia")),
-            (r"Tampereella", fence("weather", location="Tampere")),
-        ],
+        [(pattern, fence("weather", location=place)) for pattern, place in script],
         default="Okay.",
         context_window=4096,
     )
     agent = plain_agent(InProcessLLM(engine), places)
-    conversation = agent.new_conversation("w")
+    return places, agent, agent.new_conversation("w")
+
+
+def test_a_place_no_user_message_named_is_asked_for_not_made_up() -> None:
+    places, agent, conversation = asking_places(
+        (r"Tokyo", "Tokyo"),
+        (r"hate rain", "Oslo"),  # the primer's city
+        (r"Múnich", "Munich"),
+        (r"Paris", "Paris, France"),
+        (r"Gdyni", "Gdynia"),
+        (r"Tampereella", "Tampere"),
+    )
     assert final(run_turn(agent, "weather in Tokyo", conversation)).text == "Weather for Tokyo."
     kept = list(conversation.messages)
     answer = final(run_turn(agent, "ugh, I hate rain", conversation))
@@ -1136,17 +1142,7 @@ def test_a_place_no_user_message_named_is_asked_for_not_made_up() -> None:
 
 def test_a_place_nobody_named_is_the_one_the_request_names() -> None:
     # "weather in Osaka on sunday?" came as Oslo, the primer's city (fresh18, fresh55).
-    places = Places()
-    engine = ScriptedEngine(
-        [
-            (r"Osaka", fence("weather", location="Oslo")),
-            (r"Lyon or", fence("weather", location="Oslo")),
-        ],
-        default="Okay.",
-        context_window=4096,
-    )
-    agent = plain_agent(InProcessLLM(engine), places)
-    conversation = agent.new_conversation("w")
+    places, agent, conversation = asking_places((r"Osaka", "Oslo"), (r"Lyon or", "Oslo"))
     answer = final(run_turn(agent, "weather in Osaka on sunday?", conversation))
     assert places.asked == ["Osaka"] and answer.text == "Weather for Osaka."
     # Two places named: which one is the user's to say.
