@@ -188,6 +188,19 @@ def number(text: str) -> str:
         return text
 
 
+_GROUPED = re.compile(r"\d{1,3}(?:,\d{3})+")
+"""A number in groups of three digits ("12,400"): thousands in English, a decimal in
+much of Europe."""
+
+
 def numbers_in(text: str) -> set[str]:
-    """The numbers ``text`` writes in digits, each as :func:`number` spells it."""
-    return {number(n) for n in honesty.NUMBER.findall(text)}
+    """The numbers ``text`` writes in digits, each as :func:`number` spells it; a number
+    in groups of three (:data:`_GROUPED`) both ways: "12,400" is 12400 and 12.4. Read as
+    a decimal only, a budget of "12,400" made the call's 12400 a number nobody said, and
+    its topic was asked (a second)."""
+    found = set()
+    for written in honesty.NUMBER.findall(text):
+        found.add(number(written))
+        if _GROUPED.fullmatch(written):
+            found.add(number(written.replace(",", "")))
+    return found

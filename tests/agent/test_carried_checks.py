@@ -87,3 +87,17 @@ def test_a_call_of_a_place_the_request_names_faces_the_topic_question_only() -> 
     said, asked = answers("weather in Oslo tomorrow", "same for Bergen", follow_up=bergen)
     assert asked == ["Oslo", "Bergen"]
     assert said[1] == "Bergen: rain."
+
+
+def test_a_number_in_groups_of_three_reads_as_thousands_and_as_a_decimal() -> None:
+    from edgeagent.agent.carried import number, numbers_in
+
+    def said(value: float, text: str) -> bool:
+        return number(str(value)) in numbers_in(text)
+
+    assert said(12400, "we budgeted 12,400 for the year")
+    assert said(12.4, "we budgeted 12,400 for the year")
+    assert said(1250000, "1,250,000 people")
+    assert said(30.5, "it was 30,5 degrees")
+    assert not said(305, "it was 30,5 degrees")
+    assert not said(1240, "12,40 and 7")
