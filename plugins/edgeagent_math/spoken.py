@@ -63,6 +63,13 @@ _POWER = [
     (n, re.compile(_NUMBER + r"\s+(?:" + _alternatives(words) + r")\b"))
     for n, words in POWERS.items()
 ]
+_ANOTHER = re.compile(
+    r"[+*/^×÷]|\b(?:"
+    + _alternatives((*OPERATORS["+"], *OPERATORS["-"], "times", "multiplied by", "divided by"))
+    + r")\b"
+)
+"""An operation besides the one said: "12 squared plus seven" is no "12^2"."""
+_SAID_NUMBERS = re.compile(r"\d+(?:[.,]\d+)?")
 _NUMBERS = re.compile(r"\d+(?:\.\d+)?")
 _NAMED = re.compile(r"[^\W\d]")
 """A letter: a name of an earlier result (``ans``) or a function (``sqrt``)."""
@@ -75,7 +82,9 @@ def operation_as_said(arguments: dict[str, Any], request: str) -> dict[str, Any]
     words, with no sign before it, and the model's expression, of numbers alone, holds
     the same numbers (for a power, its base) but gives another value; ``None``: as the
     model wrote it. "times 3 plus 7" after a result came as ``ans * 3 + 7``, right, and
-    was read as ``3 + 7`` (fresh44)."""
+    was read as ``3 + 7`` (fresh44); "what's 12 squared plus 7", written right, ran as
+    ``12^2`` (fresh59): a request that says another number or operation besides it is
+    left as the model wrote it."""
     expression = arguments.get("expression")
     if not isinstance(expression, str) or _NAMED.search(expression):
         return None  # "ans * 3 + 7" for "times 3 plus 7": an earlier result, a function
@@ -90,9 +99,12 @@ def operation_as_said(arguments: dict[str, Any], request: str) -> dict[str, Any]
     ]
     if len(said) != 1 or _SIGNED.search(folded[: said[0][0].start()]):
         return None
-    meant = said[0][1]
-    written = set(_NUMBERS.findall(expression))
+    found, meant = said[0]
     numbers = _NUMBERS.findall(meant)
+    rest = folded[: found.start()] + " " + folded[found.end() :]
+    if _ANOTHER.search(rest) or {_dot(n) for n in _SAID_NUMBERS.findall(rest)} - set(numbers):
+        return None  # "12 squared plus 7" came as ``12**2 + 7``, right, and ran as 12^2
+    written = set(_NUMBERS.findall(expression))
     if written != set(numbers) and not ("^" in meant and numbers[0] in written):
         return None  # another calculation, not another operator
     try:

@@ -50,6 +50,9 @@ def test_an_operation_said_in_words_is_the_one_that_runs(
         ("2 * 3", "Was ist 12 mal 7?"),  # other numbers: another calculation
         ("ans * 3 + 7", "times 3 plus 7"),  # an earlier result (fresh44)
         ("sqrt(16) * 2", "16 mal 2"),  # a function
+        ("12**2 + 7", "what's 12 squared plus 7"),  # another operation (fresh59)
+        ("12**2 + 7", "what's 12 squared plus seven"),  # its number in words
+        ("12**2 * 3", "12 squared, and that 3 times over"),  # another number
     ],
 )
 def test_an_expression_the_request_does_not_say_as_one_operation_stays(
