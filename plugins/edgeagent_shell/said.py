@@ -59,6 +59,38 @@ def count_as_said(argv: list[str], request: str) -> list[str] | None:
     return [argv[0], asked[0], *argv[1:]]
 
 
+_LINE_COUNTED = frozenset({"head", "tail"})
+_COUNT = re.compile(r"^\d+$")
+_COUNT_OPTION = re.compile(r"^(?:-n|--lines)(?:=?(\d+))?$")
+_A_NUMBER = re.compile(r"\d|\b(?:one|two|three|four|five|six|seven|eight|nine|ten|few|some)\b")
+
+
+def lines_unsaid(argv: list[str], request: str) -> list[str] | None:
+    """``argv`` without the number of lines the model gave ``head`` or ``tail`` (a bare
+    number, ``-n N``), where the ``request`` speaks of no lines and says no number;
+    ``None``: as it is. "what's in it", after a markdown file was found, came as ``head
+    ./todo.md 1``, and the user read one line, its title (fresh59)."""
+    if not argv or argv[0] not in _LINE_COUNTED:
+        return None
+    folded = fold(request)
+    if _COUNTS["-l"].search(folded) or _CJK_COUNTS["-l"].search(request):
+        return None
+    if _A_NUMBER.search(folded):
+        return None
+    kept, dropped, args = [argv[0]], False, iter(argv[1:])
+    for arg in args:
+        option = _COUNT_OPTION.match(arg)
+        if option is not None:
+            if option.group(1) is None:
+                next(args, None)  # its value
+            dropped = True
+        elif _COUNT.match(arg):
+            dropped = True
+        else:
+            kept.append(arg)
+    return kept if dropped and len(kept) > 1 else None
+
+
 def asks_a_count(request: str) -> bool:
     """Whether the ``request`` asks for a count ("how many lines", "count the words",
     "Combien de lignes"): what a ``wc`` answers."""
@@ -77,8 +109,9 @@ def asked_of(template: str) -> AskedIn | None:
 
 
 def command_as_said(arguments: dict[str, Any], request: str) -> dict[str, Any] | None:
-    """The ``shell`` tool's reread: its ``command`` with the count the request asks for
-    and the paths it says relative (:mod:`edgeagent_shell.rooted`)."""
+    """The ``shell`` tool's reread: its ``command`` with the count the request asks for,
+    without a number of lines nobody asked for (:func:`lines_unsaid`), and the paths it
+    says relative (:mod:`edgeagent_shell.rooted`)."""
     command = arguments.get("command")
     if not isinstance(command, str):
         return None
@@ -86,19 +119,23 @@ def command_as_said(arguments: dict[str, Any], request: str) -> dict[str, Any] |
         argv = shlex.split(command)
     except ValueError:
         return None  # the policy's error says what is wrong with it
-    counted = count_as_said(argv, request)
+    counted = count_as_said(argv, request) or lines_unsaid(argv, request)
     counted = unrooted_as_said(counted or argv, request) or counted
     return None if counted is None else {**arguments, "command": shlex.join(counted)}
 
 
 def wrapped_as_said(template: str, arguments: list[str], request: str) -> list[str] | None:
     """A ``.tool`` wrapper's argument list with the count the request asks for, where
-    its ``template`` runs ``wc`` with the list right after the program, and the paths
-    the request says relative."""
+    its ``template`` runs ``wc`` with the list right after the program, without a number
+    of lines nobody asked for where it runs ``head`` or ``tail`` so, and the paths the
+    request says relative."""
     program, _, rest = template.partition(" ")
     # A count is added only where the list follows the program (no options of its own).
+    listed = [program, *arguments]
     counted = (
-        count_as_said([program, *arguments], request) if rest.startswith("{arguments}") else None
+        count_as_said(listed, request) or lines_unsaid(listed, request)
+        if rest.startswith("{arguments}")
+        else None
     )
     counted = unrooted_as_said(counted or [program, *arguments], request) or counted
     return None if counted is None else counted[1:]

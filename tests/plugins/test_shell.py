@@ -401,3 +401,33 @@ def test_a_wc_wrapper_answers_only_a_request_for_a_count(
     wc, cat = registry.get("wc"), registry.get("cat")
     assert wc.asked_in is not None and wc.asked_in(request_) is asks
     assert cat.asked_in is None  # its topic question decides
+
+
+@pytest.mark.parametrize(
+    ("arguments", "request_", "read"),
+    [
+        (["./todo.md", 1], "what's in it", ["./todo.md"]),  # fresh59
+        (["-n", "5", "notes.txt"], "show me my notes", ["notes.txt"]),
+        (["-n5", "notes.txt"], "show me my notes", ["notes.txt"]),
+        (["-n", "5", "notes.txt"], "first 5 lines of my notes", None),
+        (["-n", "3", "notes.txt"], "the first three lines of my notes", None),
+        (["-n", "1", "notes.txt"], "what's the first line of my notes?", None),
+        (["-n", "3", "notes.txt"], "notes.txt 的前几行", None),
+        (["notes.txt"], "show me my notes", None),
+    ],
+)
+def test_a_number_of_lines_nobody_asked_for_is_not_given_to_head(
+    tree: Path, arguments: list[object], request_: str, read: list[str] | None
+) -> None:
+    registry = ToolRegistry([make_shell(tree)])
+    assert load_wrapped_tools(ROOT / "config" / "tools.d", registry) == []
+    head = registry.get("head")
+    assert head.reread is not None
+    again = head.reread({"arguments": arguments}, request_)
+    assert (None if again is None else again["arguments"]) == read
+
+
+def test_the_shell_tool_gives_head_no_number_of_lines_nobody_asked_for(tree: Path) -> None:
+    assert reread_command(tree, "head -n 5 notes.txt", "show me my notes") == "head notes.txt"
+    assert reread_command(tree, "tail 3 notes.txt", "what's in notes") == "tail notes.txt"
+    assert reread_command(tree, "head -n 5 notes.txt", "the first 5 lines of my notes") is None
