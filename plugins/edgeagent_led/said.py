@@ -5,7 +5,8 @@ right now", "add ten to the brightness", "twice as bright"), the model writes a 
 of its own: 50 for half, 110 for "add ten" (it assumed 100), whatever the strip shows
 (four turns in three blind prompt sets). The tool knows the level, so the level the
 request names is computed from it. Asked for an end ("orange, dimmest setting",
-"minimum brightness"), it wrote 10 or 50: the end is 1 or 100. Asked to keep the
+"minimum brightness"), it wrote 10 or 50: the end is 1 or 100; "max it out" came as math on the level, and
+then as ``brightness: 3000`` (fresh59). Asked to keep the
 brightness ("change it to white, same brightness", "switch the strip to white but keep
 it that dim"), it still wrote ``brightness: 100`` or 50; the request's word wins. A part
 of the level ("a quarter of what they are now", "70% of its current brightness") is read
@@ -84,11 +85,12 @@ _DOWN = (
 )
 _LOWEST = re.compile(
     r"\b(?:dimmest|lowest|minimum)\b(?!\s+(?:of|than))|\bas\s+(?:dim|low)\s+as\s+"
-    r"(?:it\s+(?:goes|gets|can)|possible)|\b(?:minimale?|minima|minimo|minimum)\b"
+    r"(?:it\s+(?:goes|gets|can)|possible)|\ball\s+the\s+way\s+down\b|\b(?:minimale?|minima|minimo|minimum)\b"
 )
 _HIGHEST = re.compile(
     r"\b(?:full|max(?:imum)?|brightest|highest)\s+(?:brightness|setting|level|power)|"
-    r"\bas\s+bright\s+as\s+(?:it\s+(?:goes|gets|can)|possible)|\bvolle\s+helligkeit|"
+    r"\bas\s+bright\s+as\s+(?:it\s+(?:goes|gets|can)|possible)|\ball\s+the\s+way\s+up\b|"
+    r"\bmax(?:ed)?\s+(?:it|them|that|this|the\s+\w+)\s+out\b|\bfull\s+blast\b|\bvolle\s+helligkeit|"
     r"\bpleine\s+puissance|\bmaximo\s+brillo|\bmassima\s+luminosita"
 )
 _SAME = re.compile(
