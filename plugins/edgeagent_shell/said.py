@@ -91,6 +91,38 @@ def lines_unsaid(argv: list[str], request: str) -> list[str] | None:
     return kept if dropped and len(kept) > 1 else None
 
 
+_QUOTED = re.compile(r"""['"‘“`«]([^'"’”`»]{1,40})['"’”`»]""")
+_AND_THEN = re.compile(
+    r"^\s*(?:and|or|what\s+about|how\s+about|und|et|y|e|en|och)\s+([^\W\d_][\w-]*)\s*[?.!]*\s*$"
+)
+"""A follow-up that names one other thing: "and 'servo'?", "what about milk?"."""
+_NO_PATTERN = frozenset({
+    "then", "now", "so", "yes", "no", "you", "me", "this", "that", "it", "there", "here",
+    "today", "tomorrow", "more", "others", "else", "after", "later", "again", "why", "how",
+})  # fmt: skip
+"""Words a follow-up names that are no search: "and then?"."""
+
+
+def pattern_as_said(argv: list[str], request: str) -> list[str] | None:
+    """``argv`` of ``grep`` with the one word the ``request`` quotes or asks about next
+    ("and 'servo'?", "what about milk?") as its pattern, where the pattern is a word
+    the request does not say; ``None``: as it is. "and 'servo'?", after "grep for LED
+    in the notes file", was refused, and the last search, read again from it, keeps
+    its file (fresh59; :mod:`edgeagent.agent.follow_up`)."""
+    if not argv or argv[0] != "grep":
+        return None
+    operands = [i for i, a in enumerate(argv[1:], 1) if not a.startswith("-")]
+    if not operands:
+        return None
+    named = _QUOTED.findall(request) or _AND_THEN.findall(request)
+    if len(named) != 1 or fold(named[0]) in _NO_PATTERN:
+        return None
+    word, pattern = named[0].strip(), argv[operands[0]]
+    if not word or fold(pattern) in fold(request) or fold(word) == fold(pattern):
+        return None
+    return [*argv[: operands[0]], word, *argv[operands[0] + 1 :]]
+
+
 def asks_a_count(request: str) -> bool:
     """Whether the ``request`` asks for a count ("how many lines", "count the words",
     "Combien de lignes"): what a ``wc`` answers."""
@@ -110,8 +142,9 @@ def asked_of(template: str) -> AskedIn | None:
 
 def command_as_said(arguments: dict[str, Any], request: str) -> dict[str, Any] | None:
     """The ``shell`` tool's reread: its ``command`` with the count the request asks for,
-    without a number of lines nobody asked for (:func:`lines_unsaid`), and the paths it
-    says relative (:mod:`edgeagent_shell.rooted`)."""
+    without a number of lines nobody asked for (:func:`lines_unsaid`), with the word it
+    searches for next (:func:`pattern_as_said`), and the paths it says relative
+    (:mod:`edgeagent_shell.rooted`)."""
     command = arguments.get("command")
     if not isinstance(command, str):
         return None
@@ -119,7 +152,11 @@ def command_as_said(arguments: dict[str, Any], request: str) -> dict[str, Any] |
         argv = shlex.split(command)
     except ValueError:
         return None  # the policy's error says what is wrong with it
-    counted = count_as_said(argv, request) or lines_unsaid(argv, request)
+    counted = (
+        count_as_said(argv, request)
+        or lines_unsaid(argv, request)
+        or pattern_as_said(argv, request)
+    )
     counted = unrooted_as_said(counted or argv, request) or counted
     return None if counted is None else {**arguments, "command": shlex.join(counted)}
 
@@ -127,8 +164,8 @@ def command_as_said(arguments: dict[str, Any], request: str) -> dict[str, Any] |
 def wrapped_as_said(template: str, arguments: list[str], request: str) -> list[str] | None:
     """A ``.tool`` wrapper's argument list with the count the request asks for, where
     its ``template`` runs ``wc`` with the list right after the program, without a number
-    of lines nobody asked for where it runs ``head`` or ``tail`` so, and the paths the
-    request says relative."""
+    of lines nobody asked for where it runs ``head`` or ``tail`` so, with the word a
+    ``grep`` is asked for next, and the paths the request says relative."""
     program, _, rest = template.partition(" ")
     # A count is added only where the list follows the program (no options of its own).
     listed = [program, *arguments]
@@ -137,5 +174,6 @@ def wrapped_as_said(template: str, arguments: list[str], request: str) -> list[s
         if rest.startswith("{arguments}")
         else None
     )
+    counted = counted or pattern_as_said(listed, request)
     counted = unrooted_as_said(counted or [program, *arguments], request) or counted
     return None if counted is None else counted[1:]

@@ -431,3 +431,28 @@ def test_the_shell_tool_gives_head_no_number_of_lines_nobody_asked_for(tree: Pat
     assert reread_command(tree, "head -n 5 notes.txt", "show me my notes") == "head notes.txt"
     assert reread_command(tree, "tail 3 notes.txt", "what's in notes") == "tail notes.txt"
     assert reread_command(tree, "head -n 5 notes.txt", "the first 5 lines of my notes") is None
+
+
+@pytest.mark.parametrize(
+    ("arguments", "request_", "read"),
+    [
+        (["LED", "notes"], "and 'servo'?", ["servo", "notes"]),  # fresh59, a follow-up
+        (["milk", "todo.md"], "what about solder?", ["solder", "todo.md"]),
+        (["milk", "todo.md"], "und “header”?", ["header", "todo.md"]),
+        (["solder", "todo.md"], "search the todo list for 'solder'", None),  # as said
+        (["milk", "todo.md"], "does my todo list say milk?", None),  # no word named
+        (["milk", "todo.md"], "'milk' or 'eggs'?", None),  # two
+        (["milk", "todo.md"], "and then?", None),  # said: the pattern is not replaced
+    ],
+)
+def test_the_one_word_a_follow_up_names_is_what_grep_searches_for(
+    tree: Path, arguments: list[str], request_: str, read: list[str] | None
+) -> None:
+    registry = ToolRegistry([make_shell(tree)])
+    assert load_wrapped_tools(ROOT / "config" / "tools.d", registry) == []
+    grep = registry.get("grep")
+    assert grep.reread is not None
+    again = grep.reread({"arguments": arguments}, request_)
+    assert (None if again is None else again["arguments"]) == read
+    shell = reread_command(tree, "grep -i " + " ".join(arguments), request_)
+    assert shell == (None if read is None else "grep -i " + " ".join(read))
