@@ -40,7 +40,7 @@ from edgeagent.llm.base import LLM, GenerateRequest
 from edgeagent.tools.executor import ToolCall
 from edgeagent.tools.registry import ToolRegistry
 from edgeagent.tools.tool import ToolKind
-from edgeagent.tools.words import named_place, plain, said_in_words
+from edgeagent.tools.words import named_place, plain, said_in_words, written_otherwise
 
 log = logging.getLogger(__name__)
 
@@ -304,7 +304,9 @@ class SideChecks:
         (:attr:`~edgeagent.tools.tool.Tool.user_words`) holds what no user message said.
 
         After "weather in Tokyo", "ugh, I hate rain" got the weather for Oslo, the city
-        of the primer's example, and the next turns kept asking for Oslo."""
+        of the primer's example, and the next turns kept asking for Oslo. A name the
+        user wrote in another script counts as said in the model's translation ("в
+        Москве" as Moscow)."""
         heard = plain(said)
         for call in calls:
             if call.name not in self.registry:
@@ -314,7 +316,7 @@ class SideChecks:
                 if not isinstance(value, str) or not value.strip():
                     continue  # missing or malformed: the executor's error says so
                 first = plain(value.split(",")[0])
-                if first and not said_in_words(first, heard):
+                if first and not _said(first, value, heard=heard, said=said):
                     log.info("%s %s=%r was never said by the user", call.name, name, value)
                     return f"Which {name} do you mean? I use only a {name} you name."
         return None
@@ -337,7 +339,7 @@ class SideChecks:
             for name in tool.user_words if tool is not None else ():
                 value = call.arguments.get(name)
                 first = plain(value.split(",")[0]) if isinstance(value, str) else ""
-                if first and not said_in_words(first, heard):
+                if first and not _said(first, str(value), heard=heard, said=said):
                     log.info(
                         "%s %s=%r was never said; the request names %r",
                         call.name,
@@ -484,6 +486,13 @@ class SideChecks:
             return ""
         word = (words.strip().split() or [""])[0].strip(".,!'\"").lower()
         return next((a for a in ("yes", "no") if word and a.startswith(word)), "")
+
+
+def _said(first: str, value: str, *, heard: str, said: str) -> bool:
+    """Whether the user's words (``said``; ``heard``, as :func:`plain` spells them) hold
+    the name ``value`` (``first``, its first part, plain), as written or in another
+    script (:func:`~edgeagent.tools.words.written_otherwise`)."""
+    return said_in_words(first, heard) or written_otherwise(value.split(",")[0], said)
 
 
 def last_to_act(registry: ToolRegistry, ran: Callable[[], Sequence[str]]) -> str | None:

@@ -11,6 +11,8 @@ import itertools
 import re
 import unicodedata
 
+from anyascii import anyascii
+
 
 def fold(text: str) -> str:
     """Lower case, accents dropped, punctuation kept: "Martedì -45°" -> "martedi -45°"."""
@@ -148,3 +150,41 @@ def named_place(request: str) -> str | None:
         if name:
             found.add(name)
     return found.pop() if len(found) == 1 else None
+
+
+SCRIPT_PREFIX = 3
+"""The letters a name and its transliteration share at the start: "Moskve" (Москве) and
+Moscow, "Athina" (Αθήνα) and Athens, "seoul" (서울) and Seoul."""
+_OTHER_SCRIPT = re.compile(r"[^\W\d_a-zA-Z\u00C0-\u024F]+(?:[-'’][^\W\d_a-zA-Z\u00C0-\u024F]+)*")
+"""A word in letters other than Latin ones."""
+_CASED = re.compile(r"[\u0370-\u052F]")
+"""Greek and Cyrillic: scripts with capitals, where a name is written with one."""
+
+
+def written_otherwise(name: str, request: str) -> bool:
+    """Whether ``name``, in Latin letters, is a name ``request`` writes in another script,
+    as the model translates it: "Какая погода будет в Москве?" came as ``location:
+    "Moscow"``, "Τι καιρό θα κάνει στην Αθήνα αύριο;" as "Athens", and both were asked
+    back as places nobody named (fresh57, fresh60). A word of the name and the word's
+    transliteration (``anyascii``) share their first :data:`SCRIPT_PREFIX` letters; in
+    Greek or Cyrillic the word is capitalised, as names are, and starts no sentence.
+    Japanese names in kanji read otherwise (東京 as "DongJing") and stay unread. Where
+    the request names no place ("明日の天気は？"), the model's "Tokyo" or "Oslo" shares
+    no start with it."""
+    starts = {w[:SCRIPT_PREFIX] for w in plain(name).split() if len(w) >= SCRIPT_PREFIX}
+    if not starts or not plain(name).isascii():
+        return False
+    for match in _OTHER_SCRIPT.finditer(request):
+        word = match.group(0)
+        first = not request[: match.start()].strip(" ¿¡\"'«“") or bool(
+            re.search(r"[.!?;]\s*$", request[: match.start()])
+        )
+        if _CASED.match(word) and (not word[:1].isupper() or first):
+            continue  # "Будет ли дождь?" is no Budapest
+        for part in re.split(r"[-'’]", word):
+            # Each letter on: a name inside a run of Chinese or Japanese ("北京明天").
+            for i in range(len(part) if not _CASED.match(part) else 1):
+                read = plain(anyascii(part[i:])).replace(" ", "")
+                if read[:SCRIPT_PREFIX] in starts:
+                    return True
+    return False

@@ -26,7 +26,7 @@ from edgeagent.tools.calls import get_call_format
 from edgeagent.tools.executor import ToolExecutor
 from edgeagent.tools.registry import ToolRegistry
 from edgeagent.tools.tool import USER_WORDS, NamedIn, SaidIn, ToolResult
-from edgeagent.tools.words import named_place
+from edgeagent.tools.words import named_place, written_otherwise
 from tests.agent.scripted_agent import run_turn
 from tests.agent.stub_llm import StubLLM
 
@@ -1149,6 +1149,47 @@ def test_a_place_nobody_named_is_the_one_the_request_names() -> None:
     answer = final(run_turn(agent, "in Lyon or in Nice?", conversation))
     assert answer.text == "Which location do you mean? I use only a location you name."
     assert places.asked == ["Osaka"]
+
+
+def test_a_place_written_in_another_script_is_said_in_the_models_translation() -> None:
+    # "в Москве" came as Moscow, "στην Αθήνα" as Athens, and both were asked back as
+    # places nobody named (fresh57, fresh60); with no place named, the model's "Tokyo"
+    # or "Oslo" still is.
+    places, agent, conversation = asking_places(
+        (r"Москве", "Moscow"),
+        (r"Αθήνα", "Athens"),
+        (r"서울", "Seoul"),
+        (r"明日の天気", "Tokyo"),
+        (r"Будет ли", "Moscow"),
+    )
+    asked = "Which location do you mean? I use only a location you name."
+    for request_ in ("Какая погода будет в Москве в понедельник?", "Τι καιρό στην Αθήνα;"):
+        assert final(run_turn(agent, request_, agent.new_conversation("o"))).tool_calls
+    assert final(run_turn(agent, "서울 오늘 날씨 어때?", conversation)).tool_calls
+    assert places.asked == ["Moscow", "Athens", "Seoul"]
+    for request_ in ("明日の天気は？", "Будет ли дождь сегодня?"):
+        assert final(run_turn(agent, request_, agent.new_conversation("n"))).text == asked
+    assert places.asked == ["Moscow", "Athens", "Seoul"]
+
+
+@pytest.mark.parametrize(
+    ("name", "request_", "written"),
+    [
+        ("Moscow", "Какая погода будет в Москве в понедельник?", True),
+        ("Saint Petersburg", "Какая погода в Санкт-Петербурге?", True),
+        ("Athens", "Τι καιρό θα κάνει στην Αθήνα αύριο;", True),
+        ("Seoul", "서울 오늘 날씨 어때?", True),
+        ("Beijing", "北京明天天气怎么样？", True),
+        ("Berlin", "ベルリンの天気", True),
+        ("Tokyo", "明日の天気は？", False),  # no place named: the model's own
+        ("Oslo", "明天会下雨吗？", False),
+        ("Budapest", "Будет ли дождь сегодня?", False),  # a sentence's capital
+        ("Moscow", "какая погода в москве", False),  # no capital: no name
+        ("Tokyo", "東京の明日の天気は？", False),  # kanji read as Chinese: not read
+    ],
+)
+def test_a_name_written_in_another_script(name: str, request_: str, written: bool) -> None:
+    assert written_otherwise(name, request_) is written
 
 
 @pytest.mark.parametrize(
