@@ -5,8 +5,8 @@ right now", "add ten to the brightness", "twice as bright"), the model writes a 
 of its own: 50 for half, 110 for "add ten" (it assumed 100), whatever the strip shows
 (four turns in three blind prompt sets). The tool knows the level, so the level the
 request names is computed from it. Asked for an end ("orange, dimmest setting",
-"minimum brightness"), it wrote 10 or 50: the end is 1 or 100; "max it out" came as math on the level, and
-then as ``brightness: 3000`` (fresh59). Asked to keep the
+"minimum brightness"), it wrote 10 or 50: the end is 1 or 100; "max it out" came as
+math on the level, and then as ``brightness: 3000`` (fresh59). Asked to keep the
 brightness ("change it to white, same brightness", "switch the strip to white but keep
 it that dim"), it still wrote ``brightness: 100`` or 50; the request's word wins. A part
 of the level ("a quarter of what they are now", "70% of its current brightness") is read
@@ -289,15 +289,33 @@ def switch_as_meant(arguments: dict[str, Any]) -> dict[str, Any] | None:
     return {**{k: v for k, v in arguments.items() if k != "off"}, "on": not off}
 
 
+_SWITCH_OFF = re.compile(
+    r"\b(?:turn|switch|shut|power|lights?|lamps?|strip|leds?|it|them|all)\s+(?:\w+\s+)?off\b|"
+    r"^\W*off\b|\boff\W*$|\b(?:kill|" + OFF_VERBS + r")\b"
+)
+"""Off said as a switch, without the words that also say dark ("it's dark in here")."""
+_SWITCH_ON = re.compile(
+    r"\b(?:on|an|ein\w*|allum\w*|encend\w*|enciend\w*|prend\w*|accend\w*|lig[au]\w*|aan|"
+    r"zapn\w*|rozsvit\w*|wlacz\w*|включ\w*|увімкн\w*|ac|αναψ\w*|sytyta|aprinde)\b|"
+    r"켜|つけ|点け|打开|开灯"
+)
+"""On said as a switch, in the languages of :data:`OFF_VERBS`."""
+
+
 def off_as_said(arguments: dict[str, Any], request: str) -> dict[str, Any] | None:
     """``{"on": false}`` where the ``request`` says to switch off and names no colour,
     and the model wrote a colour that is not off ("Zhasni prosím světlo.", Czech for
-    "switch the light off, please", came as ``color: "white"``; fresh39); ``None``: as
-    written."""
+    "switch the light off, please", came as ``color: "white"``; fresh39), or only
+    ``on: true`` where it says nothing of on ("Zhasni světla." came so on a second look,
+    and the strip stayed on; fresh60); ``None``: as written."""
+    folded = fold(request)
+    if arguments == {"on": True}:
+        switched = _SWITCH_OFF.search(folded) and not _SWITCH_ON.search(folded)
+        return {"on": False} if switched else None
     color = arguments.get("color")
     if not isinstance(color, str) or color.strip().lower() in OFF_COLORS or "on" in arguments:
         return None
-    if not _OFF_WORDS.search(fold(request)) or _colors_said(request):
+    if not _OFF_WORDS.search(folded) or _colors_said(request):
         return None
     return {"on": False}
 

@@ -885,6 +885,24 @@ def test_a_colour_for_a_request_to_switch_off_is_the_switch(
 
 
 @pytest.mark.parametrize(
+    ("request_", "read"),
+    [
+        ("Zhasni světla.", {"on": False}),  # Czech, as on: true on a second look (fresh60)
+        ("lights off", {"on": False}),
+        ("Σβήσε το φως", {"on": False}),
+        ("it's dark in here", None),  # dark, not off
+        ("apaga la tele y enciende la luz", None),  # off and on: on for the light
+        ("turn it off and on again", None),
+        ("turn the lights on", None),
+    ],
+)
+def test_on_for_a_request_to_switch_off_is_off(
+    request_: str, read: dict[str, object] | None
+) -> None:
+    assert reread(edgeagent_led, "led", {"on": True}, request_) == read
+
+
+@pytest.mark.parametrize(
     "request_",
     ["turn the red off and make it blue", "switch off the blinking, green please"],
 )
