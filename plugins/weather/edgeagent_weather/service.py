@@ -22,6 +22,15 @@ from edgeagent_weather.asked import asks_a_forecast, names_the_weather
 from edgeagent_weather.days import MAX_DAY, WEEKDAYS, days_ahead
 from edgeagent_weather.said import FROM_LAST, said_day
 
+SCRIPT_LANGUAGES = (
+    ("\u0400", "\u052f", "ru"), ("\u0370", "\u03ff", "el"), ("\uac00", "\ud7af", "ko"),
+    ("\u3040", "\u30ff", "ja"), ("\u4e00", "\u9fff", "zh"), ("\u0600", "\u06ff", "ar"),
+    ("\u0590", "\u05ff", "he"), ("\u0e00", "\u0e7f", "th"), ("\u0900", "\u097f", "hi"),
+    ("\u10a0", "\u10ff", "ka"), ("\u0530", "\u058f", "hy"),
+)  # fmt: skip
+"""The language whose names a script writes, for a second search: Open-Meteo matches a
+place's native name only under its language ("서울" finds Seoul with ``ko``, nothing
+with ``en``). Kana before Han: a Japanese name mixes both."""
 CACHE_ENTRIES = 128
 DAILY = (
     "weather_code,temperature_2m_max,temperature_2m_min,"
@@ -249,6 +258,12 @@ class OpenMeteo:
         url = f"{self.geocoding_url}/v1/search"
         data = self._get(url, {"name": name, "count": 1, "language": "en", "format": "json"})
         results = data.get("results") or []
+        native = script_language(name)
+        if not results and native is not None:
+            # The model passes a name as the user wrote it ("서울", "北京"): searched in
+            # English, a native name matches nothing.
+            query = {"name": name, "count": 1, "language": native, "format": "json"}
+            results = self._get(url, query).get("results") or []
         if not results or not isinstance(results[0], dict):
             raise ToolError(f"no place called {name!r}; check the spelling or try a nearby city")
         place: dict[str, Any] = results[0]
@@ -346,3 +361,12 @@ def _reason(response: httpx.Response) -> str:
         return str(response.json().get("reason", ""))
     except (ValueError, AttributeError):
         return response.text[:200]
+
+
+def script_language(name: str) -> str | None:
+    """The language of the first script of :data:`SCRIPT_LANGUAGES` that ``name`` writes
+    a letter of (kana before Han), or ``None`` for a name in Latin letters."""
+    for low, high, language in SCRIPT_LANGUAGES:
+        if any(low <= c <= high for c in name):
+            return language
+    return None

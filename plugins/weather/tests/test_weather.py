@@ -29,6 +29,7 @@ PLACES = {
         "country": "Germany", "admin1": "Land Berlin",
     },
 }  # fmt: skip
+NATIVE = {"서울": ("ko", {**PLACES["berlin"], "name": "Seoul", "country": "South Korea"})}
 CODES = [0, 3, 61, 95]
 START = dt.date(2025, 6, 1)
 
@@ -46,6 +47,9 @@ class FakeOpenMeteo:
     def answer(self, path: str, query: dict[str, str]) -> tuple[int, dict[str, Any]]:
         if path == "/v1/search":
             place = PLACES.get(query["name"].lower())
+            if query["name"] in NATIVE:  # matched only in its own language, as Open-Meteo does
+                native, place = NATIVE[query["name"]]
+                place = place if query["language"] == native else None
             body: dict[str, Any] = {"generationtime_ms": 0.4}
             if place:
                 body["results"] = [place]
@@ -296,6 +300,19 @@ def test_a_slow_service_times_out_with_one_retry(server: FakeOpenMeteo) -> None:
         service(server, timeout_s=0.2).weather("Berlin")
     assert time.monotonic() - started < 1.5
     assert len(server.requests) == 2
+
+
+def test_a_name_in_another_script_is_searched_again_in_its_language(
+    server: FakeOpenMeteo,
+) -> None:
+    # Open-Meteo matches "서울" only with language=ko; the model passes it as written.
+    summary = service(server).weather("서울")
+    assert summary["place"].startswith("Seoul")
+    searched = [(q["name"], q["language"]) for p, q in server.requests if p == "/v1/search"]
+    assert searched == [("서울", "en"), ("서울", "ko")]
+    with pytest.raises(ToolError, match="no place called 'Xyzzy'"):
+        service(server).weather("Xyzzy")  # Latin letters: searched once
+    assert len([p for p, _ in server.requests if p == "/v1/search"]) == 3
 
 
 def test_unknown_place(server: FakeOpenMeteo) -> None:
