@@ -62,7 +62,12 @@ def count_as_said(argv: list[str], request: str) -> list[str] | None:
 _LINE_COUNTED = frozenset({"head", "tail"})
 _COUNT = re.compile(r"^\d+$")
 _COUNT_OPTION = re.compile(r"^(?:-n|--lines)(?:=?(\d+))?$")
-_A_NUMBER = re.compile(r"\d|\b(?:one|two|three|four|five|six|seven|eight|nine|ten|few|some)\b")
+_A_NUMBER = re.compile(
+    r"\d|\b(?:one|two|three|four|five|six|seven|eight|nine|ten|few|some|first|top|last|"
+    r"header|headers|heading|columns?|title)\b"
+)
+"""A number of lines said, or the file's first line named: "the column names in
+data.csv" came as ``head data.csv 1``, which is what was meant."""
 
 
 def lines_unsaid(argv: list[str], request: str) -> list[str] | None:

@@ -412,6 +412,7 @@ def test_a_wc_wrapper_answers_only_a_request_for_a_count(
         (["-n", "5", "notes.txt"], "first 5 lines of my notes", None),
         (["-n", "3", "notes.txt"], "the first three lines of my notes", None),
         (["-n", "1", "notes.txt"], "what's the first line of my notes?", None),
+        (["data.csv", 1], "what are the column names in data.csv?", None),  # its first line
         (["-n", "3", "notes.txt"], "notes.txt 的前几行", None),
         (["notes.txt"], "show me my notes", None),
     ],
