@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import asyncio
 import logging
+import re
 import shlex
 import threading
 from collections.abc import Callable, Mapping
@@ -95,6 +96,9 @@ def _in_daemon_thread(func: Callable[..., Any], kwargs: dict[str, Any]) -> async
 PATTERN_KEYS = frozenset(
     {"pattern", "expression", "regex", "regexp", "query", "search", "term", "word"}
 )
+OPTION_KEYS = frozenset({"option", "options", "flag", "flags"})
+"""Keys whose bare letters are options: ``{"option": "l"}`` is ``-l``."""
+_BARE_OPTION = re.compile(r"[A-Za-z]{1,3}")
 
 
 def as_argument_list(arguments: Mapping[str, Any]) -> list[str]:
@@ -104,14 +108,20 @@ def as_argument_list(arguments: Mapping[str, Any]) -> list[str]:
     ``{"pattern": "milk", "path": "."}`` become ``["data.csv"]``, ``["milk", "."]``; a
     string value is split like a shell would (never run by one). A value named as a
     pattern comes first wherever it was written (``{"file": "a", "pattern": "b"}`` is
-    ``["b", "a"]``): commands take the pattern before the paths.
+    ``["b", "a"]``): commands take the pattern before the paths. An option's bare
+    letters (``{"option": "l"}``) are that option, ``-l``.
     """
     words: list[str] = []
     patterns_first = sorted(arguments, key=lambda key: key.lower() not in PATTERN_KEYS)
-    for value in (arguments[key] for key in patterns_first):
+    for key in patterns_first:
+        value = arguments[key]
         items = value if isinstance(value, list) else [value]
+        option = key.lower() in OPTION_KEYS
         for item in items:
-            if isinstance(item, str):
+            if option and isinstance(item, str) and _BARE_OPTION.fullmatch(item):
+                # {"path": "data.csv", "option": "l"} ran as wc -l data.csv l (408 run 67)
+                words.append(f"-{item}")
+            elif isinstance(item, str):
                 words += shlex.split(item) if item.strip() else []
             elif item is not None and not isinstance(item, (dict, list)):
                 words.append(str(item).lower() if isinstance(item, bool) else str(item))

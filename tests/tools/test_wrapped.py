@@ -226,6 +226,9 @@ def test_bad_arguments_are_errors_the_model_can_read(
         ({"path": "logs", "Query": "ok", "n": 1}, ["ok", "logs", "1"]),
         # "what are the column names in data.csv?" (blind prompts): a number in the list.
         ({"arguments": ["data.csv", 1]}, ["data.csv", "1"]),
+        # "how many lines does it have?" (the 408's c033.3): an option's bare letter.
+        ({"path": "data.csv", "option": "l"}, ["data.csv", "-l"]),
+        ({"path": "data.csv", "option": "-l"}, ["data.csv", "-l"]),
     ],
 )
 def test_what_a_small_model_writes_for_the_list_is_read_as_the_list(
