@@ -114,6 +114,17 @@ _AGAIN = re.compile(
     r"otra\s+vez|de\s+nuevo|di\s+nuovo|ancora\s+una\s+volta|outra\s+vez|de\s+novo|"
     r"nog\s+(?:een\s+)?keer|opnieuw|jeszcze\s+raz)\b"
 )
+# The last turn mirrored: "now the other way", "the opposite direction", "andersrum",
+# "dans l'autre sens", "al reves", "dall'altra parte", "de andere kant op".
+_OTHER_WAY = re.compile(
+    r"\b(?:the\s+other\s+(?:way|direction)|the\s+opposite\s+(?:way|direction)|"
+    r"andersrum|in\s+die\s+andere\s+richtung|dans\s+l'?\s*autre\s+sens|al\s+reves|"
+    r"en\s+la\s+otra\s+direccion|dall'?\s*altra\s+parte|nell'?\s*altra\s+direzione|"
+    r"de\s+andere\s+kant\s+op|para\s+o\s+outro\s+lado|w\s+druga\s+strone)\b"
+)
+# The size of a turn against the last: "twice as far", "double that", "half as far".
+_TWICE = re.compile(r"\b(?:twice|double|two\s+times|doppelt|deux\s+fois|el\s+doble|il\s+doppio)\b")
+_HALF_AS = re.compile(r"\b(?:half\s+as\s+(?:far|much)|half\s+that|halb\s+so\s+weit)\b")
 # A way back, beside those of _BACK: "back" itself, and "where it was" in more forms.
 _RETURN = re.compile(
     r"\b(?:back|zuruck|retour|atras|indietro|terug|tillbaka|powrotem|volta|donde\s+estaba|"

@@ -564,6 +564,34 @@ def test_again_is_the_last_turn_again(
     loaded.close()
 
 
+@pytest.mark.parametrize(
+    ("arguments", "request_", "mirrored"),
+    [
+        # After 25 to the right (fresh61): right 30 is a position.
+        ({"right": 30}, "now the other way, twice as far", {"by": -50}),
+        ({"right": 25}, "the other way please", {"by": -25}),
+        ({"left": 10}, "andersrum, halb so weit", {"by": -12.5}),
+        ({"by": -25}, "now the opposite direction", None),  # already that turn
+        # A number, a side, the center or a way back: the model's, or another reread's.
+        ({"left": 40}, "the other way, 40 degrees", None),
+        ({"left": 25}, "the other way, to the left", None),
+        ({"back": True}, "back the other way", None),
+        ({"right": 25}, "turn it right", None),  # no "other way"
+    ],
+)
+def test_the_other_way_is_the_last_turn_mirrored(
+    arguments: dict[str, Any], request_: str, mirrored: dict[str, Any] | None
+) -> None:
+    loaded = load_plugin(edgeagent_servo, name="servo", options={"backend": "mock"})
+    hook = loaded.registry.get("servo").reread
+    assert hook is not None
+    assert hook({"right": 30}, "now the other way") is None  # no move yet
+    assert loaded.call("servo", angle=-40).ok and loaded.call("servo", right=25).ok
+    assert hook(arguments, request_) == mirrored
+    assert loaded.call("servo", **(mirrored or arguments)).ok
+    loaded.close()
+
+
 def test_the_end_is_the_configured_one() -> None:
     options = {"backend": "mock", "min_angle": -60, "max_angle": 70}
     loaded = load_plugin(edgeagent_servo, name="servo", options=options)
