@@ -325,6 +325,8 @@ def assert_rewritten(
         ("12.5 * 2048", "what is 12.5% of 2048", "12.5% of 2048", 256),
         ("2400 * 7.5", "what is 7.5% of 2,400", "7.5% of 2400", 180),
         ("15 * 80", "quanto fa il 15% di 80?", "15% of 80", 12),
+        ("25 * 360", "what's 25 percent of 360 btw", "25% of 360", 90),  # fresh61
+        ("20 * 150", "was sind 20 Prozent von 150", "20% of 150", 30),
         # The model's percentage, another calculation, or two percentages: as written.
         ("640 * 0.15", "what's 15% of 640", None, None),
         ("15 * 80 + 3", "15% of 80, plus 3", None, None),
