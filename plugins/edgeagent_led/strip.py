@@ -80,26 +80,36 @@ OTHER_LANGUAGES = {
 # Turkish, Greek, Czech, Hungarian, Finnish, Romanian, Danish and Norwegian colour words
 # with their common endings (Turkish and Hungarian "onto", Finnish "into", Czech forms):
 # "Işığı kırmızı yap." came as ``color: "red"`` and was refused as a guess, and so were
-# Greek colour requests (fresh41, fresh42). Turkish reads without its letters too.
+# Greek colour requests (fresh41, fresh42). Turkish reads without its letters too. And
+# Vietnamese ("Đổi đèn sang màu đỏ" came as red and was refused as a guess; fresh61),
+# whose shorter words ("cam", "tím", "hồng") count only after "màu" (colour).
 MORE_LANGUAGES = {
     "red": ("kırmızı", "kırmızıya", "κόκκινο", "κόκκινα", "κόκκινη",
             "červená", "červenou", "červený", "červené", "červeně", "piros", "pirosra", "vörös",
             "vörösre", "punainen", "punaiseksi", "punaisella", "roșu", "rosu", "roșie",
-            "rød", "rødt", "røde"),
+            "rød", "rødt", "røde",
+            "đỏ"),
     "blue": ("mavi", "maviye", "μπλε", "modrá", "modrou", "modrý", "modré", "modře", "kék",
-             "kékre", "sininen", "siniseksi", "albastru", "albastră"),
+             "kékre", "sininen", "siniseksi", "albastru", "albastră",
+             "xanh dương", "xanh lam", "xanh nước biển"),
     "green": ("yeşil", "yeşile", "πράσινο", "πράσινα", "zelená", "zelenou",
               "zelený", "zelené", "zeleně", "zöld", "zöldre", "vihreä", "vihreäksi", "grøn",
-              "grønn", "grønt"),
+              "grønn", "grønt",
+              "xanh lá", "xanh lá cây"),
     "yellow": ("sarı", "sarıya", "κίτρινο", "κίτρινα", "žlutá", "žlutou", "žlutý", "žluté",
-               "sárga", "sárgára", "keltainen", "keltaiseksi", "galben", "galbenă"),
+               "sárga", "sárgára", "keltainen", "keltaiseksi", "galben", "galbenă",
+               "vàng"),
     "orange": ("turuncu", "turuncuya", "πορτοκαλί", "oranžová", "oranžovou", "narancssárga",
-               "narancs", "oranssi", "oranssiksi", "portocaliu"),
-    "purple": ("mor", "μωβ", "fialová", "fialovou", "violetti", "violetiksi"),
+               "narancs", "oranssi", "oranssiksi", "portocaliu",
+               "màu cam"),
+    "purple": ("mor", "μωβ", "fialová", "fialovou", "violetti", "violetiksi",
+               "màu tím"),
     "pink": ("pembe", "pembeye", "ροζ", "růžová", "růžovou", "rózsaszín", "rózsaszínre",
-             "vaaleanpunainen", "lyserød"),
+             "vaaleanpunainen", "lyserød",
+             "màu hồng"),
     "white": ("beyaz", "beyaza", "λευκό", "λευκά", "άσπρο", "άσπρα", "bílá", "bílou", "bílé",
-              "fehér", "fehérre", "valkoinen", "valkoiseksi", "hvid", "hvidt", "hvit", "hvitt"),
+              "fehér", "fehérre", "valkoinen", "valkoiseksi", "hvid", "hvidt", "hvit", "hvitt",
+              "trắng"),
     "turquoise": ("turkuaz", "τιρκουάζ", "tyrkysová", "türkiz", "turkoosi", "turcoaz"),
 }  # fmt: skip
 
@@ -292,7 +302,7 @@ NOT_SLIPS = frozenset({
     "grips", "grids", "pairs", "pears", "parse", "verse", "verge", "vertex", "witty",
     "villa", "scary", "lacks", "macron", "marrow", "branch", "turkish",
     # other languages the strip knows: a bank, a branch, a way, old
-    "banca", "banco", "branche", "weise", "stary", "bruno",
+    "banca", "banco", "branche", "weise", "stary", "bruno", "trans",
 })  # fmt: skip
 """Words one slip from a colour word (:func:`slipped_colors`) that are words of their
 own: "while" is not "white", nor "greed" green."""

@@ -379,6 +379,7 @@ def reread_on_a_purple_strip(arguments: dict[str, Any], request_: str) -> Any:
         ({"brightness": 3000}, "max it out", 100),  # as 30 * 100 (fresh59)
         ({"brightness": 60}, "turn them all the way up", 100),
         ({"brightness": 10}, "all the way down please", 1),
+        ({"color": "red", "brightness": 10}, "Đổi đèn sang màu đỏ, độ sáng thấp nhất nhé.", 1),
         # Already that level, an absolute level, two changes, no brightness: as written.
         ({"brightness": 20}, "half as bright", None),
         ({"brightness": 50}, "set it to half brightness", None),

@@ -41,6 +41,21 @@ def test_a_request_names_the_strip_and_its_colours_in_more_languages(
     assert slipped_colors(fold(request_)) <= colors
 
 
+@pytest.mark.parametrize(
+    ("request_", "colors"),
+    [
+        ("Đổi đèn sang màu đỏ, độ sáng thấp nhất nhé.", {"red"}),  # fresh61
+        ("Bật đèn màu xanh lá cây", {"green"}),
+        ("đèn màu tím nhé", {"purple"}),
+        ("point the cam left", set()),  # "cam" only after "màu"
+        ("Tim says the trans flag is pretty", set()),
+    ],
+)
+def test_vietnamese_colours(request_: str, colors: set[str]) -> None:
+    assert foreign_colors(request_) == colors
+    assert slipped_colors(fold(request_)) <= colors
+
+
 def test_a_turkish_colour_request_runs_without_a_side_question() -> None:
     agent, engine, strip = led_agent([(r".", fence("led", color="blue"))], side="no")
     final(run_turn(agent, "Lambayı maviye çevir"))
