@@ -30,11 +30,12 @@ from edgeagent_servo.words import (
 _SIDES = "|".join(word for words in DIRECTIONS.values() for word in words)
 _SIDE = re.compile(rf"\b(?:{_SIDES})\b")
 # How far or where, in words: "a bit", "slightly", "straight ahead", "the other side",
-# "the same", "halfway", "opposite", "home"; "up" and "down" for a tilt someone asks of
-# it ("tilt it up a bit"), which the servo's own check refuses as out of range or not.
+# "the same", "halfway", "opposite", "home". Not "up" or "down": the servo pans, and
+# "make the camera look up at the ceiling" came as ``angle: 90`` (fresh62); over every
+# record, no request for a servo move aimed it by those words alone.
 _HOW = re.compile(
     r"\b(?:bit|little|tad|touch|slightly|nudge|straight|ahead|forward|front|opposite|"
-    r"other\s+(?:side|way)|same|half|halfway|home|reset|neutral|zero|up|down|"
+    r"other\s+(?:side|way)|same|half|halfway|home|reset|neutral|zero|"
     r"etwas|bisschen|wenig|peu|poco|pouco|beetje|lite|troche|"
     r"gerade|droit|recto|dritto|reto|rechtdoor)\b"
 )

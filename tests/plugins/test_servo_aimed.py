@@ -41,6 +41,8 @@ def test_a_request_that_says_where_or_how_far_aims_the_servo(request_: str) -> N
         "Işığı turuncu yap.",  # the light, orange: came as angle 90
         "thanks! switch the radio on too",
         "rotate the camera to face the moon",
+        "make the camera look up at the ceiling",  # a tilt: the servo pans (fresh62)
+        "point it down at the floor",
     ],
 )
 def test_a_request_that_says_neither_aims_it_nowhere(request_: str) -> None:
