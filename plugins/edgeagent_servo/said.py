@@ -238,8 +238,8 @@ def as_said(
     from center (:func:`from_center_as_said`), a position or a turn's size, a quarter
     turn (:func:`quarter_as_said`), part of the way back, an overshoot undone
     (:func:`overshoot_as_said`), halfway to the center (:func:`halfway_as_said`), and,
-    where none of these applies, the last move the other way (:func:`mirrored_as_said`)
-    or again (:func:`again_as_said`)."""
+    where none of these applies, the last move again or the other way
+    (:func:`again_as_said`)."""
 
     def reread(arguments: dict[str, Any], request: str) -> dict[str, Any] | None:
         signed = signed_as_said(arguments, request)
@@ -255,9 +255,6 @@ def as_said(
         halved = halfway_as_said(undone or arguments, request, current=current) or undone
         if halved is not None:
             return halved
-        mirrored = mirrored_as_said(arguments, request, current=current, last_turn=last_turn)
-        if mirrored is not None:
-            return mirrored
         return again_as_said(arguments, request, current=current, last_turn=last_turn)
 
     return reread
@@ -308,53 +305,30 @@ def again_as_said(
     current: Callable[[], float | None],
     last_turn: Callable[[], float | None],
 ) -> dict[str, Any] | None:
-    """The last move's turn again (``by``), where the request says "again" and no
+    """The last move's turn again (``by``), where the request says "again", or the other
+    way, twice or half as far where it says so, where it says "the other way"; and no
     number, side, center or way back, and the model's arguments go elsewhere. "pan 35
     degrees to the right", then "and the same again", came as ``right: -35``, which the
-    servo reads as a position (blind prompts); ``None``: as the model wrote them."""
+    servo reads as a position (blind prompts); "now the other way, twice as far", after
+    a turn of 25 to the right, as ``right: 30`` (fresh61); ``None``: as the model wrote
+    them."""
     folded = fold(request)
     words = set(re.findall(r"\w+", folded))
-    if not _AGAIN.search(folded) or _NUMBER.search(folded) or _CENTER.search(folded):
+    other = _OTHER_WAY.search(folded)
+    if not (other or _AGAIN.search(folded)) or _NUMBER.search(folded):
         return None
-    if _RETURN.search(folded) or _BACK.search(folded) or arguments.get("back"):
+    if _CENTER.search(folded) or _RETURN.search(folded) or _BACK.search(folded):
         return None
-    if arguments.get("center"):
+    if arguments.get("back") or arguments.get("center"):
         return None  # a place, not a move: "straight ahead again" (fresh49)
     if not words.isdisjoint(DIRECTIONS["left"] + DIRECTIONS["right"]):
         return None  # "again, to the left": the model's to write
     now, turn = current(), last_turn()
     if now is None or not turn:
         return None
-    if reaches(arguments, now) == round(now + turn, 1):
-        return None
-    return {"by": turn}
-
-
-def mirrored_as_said(
-    arguments: dict[str, Any],
-    request: str,
-    *,
-    current: Callable[[], float | None],
-    last_turn: Callable[[], float | None],
-) -> dict[str, Any] | None:
-    """The last move's turn the other way (``by``), twice or half as far where the
-    request says so, where it says "the other way" and no number, side, center or way
-    back, and the model's arguments go elsewhere. "now the other way, twice as far",
-    after a turn of 25 to the right, came as ``right: 30``, a position (fresh61);
-    ``None``: as the model wrote them."""
-    folded = fold(request)
-    words = set(re.findall(r"\w+", folded))
-    if not _OTHER_WAY.search(folded) or _NUMBER.search(folded) or _CENTER.search(folded):
-        return None
-    if _BACK.search(folded) or arguments.get("back") or arguments.get("center"):
-        return None
-    if not words.isdisjoint(DIRECTIONS["left"] + DIRECTIONS["right"]):
-        return None  # "the other way, to the left": the model's to write
-    now, turn = current(), last_turn()
-    if now is None or not turn:
-        return None
-    share = 2.0 if _TWICE.search(folded) else 0.5 if _HALF_AS.search(folded) else 1.0
-    wanted = round(-turn * share, 1)
+    if other:
+        turn = -turn * (2.0 if _TWICE.search(folded) else 0.5 if _HALF_AS.search(folded) else 1)
+    wanted = round(turn, 1)
     if reaches(arguments, now) == round(now + wanted, 1):
         return None
     return {"by": int(wanted) if wanted == int(wanted) else wanted}

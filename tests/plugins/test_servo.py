@@ -538,57 +538,39 @@ def test_halfway_reads_the_servo_where_it_is() -> None:
     ("arguments", "request_", "again"),
     [
         # "pan 35 degrees to the right", then this (blind prompts): right -35 is a position.
-        ({"right": -35}, "and the same again", {"by": 35}),
-        ({"angle": 35}, "do that once more", {"by": 35}),
-        ({"left": 35}, "nochmal bitte", {"by": 35}),
-        ({"right": 35}, "and the same again", None),  # already that turn
-        ({"by": 35}, "encore une fois", None),
-        # A number, a side, the center or a way back: the model's, or another reread's.
-        ({"right": 20}, "again, 20 more", None),
-        ({"left": 35}, "again, but to the left", None),
-        ({"center": True}, "center it again", None),
-        ({"back": True}, "hmm no, and back again", None),
-        ({"angle": 0}, "otra vez donde estaba", None),
-        ({"right": 35}, "turn it right", None),  # no "again"
-    ],
-)
-def test_again_is_the_last_turn_again(
-    arguments: dict[str, Any], request_: str, again: dict[str, Any] | None
-) -> None:
-    loaded = load_plugin(edgeagent_servo, name="servo", options={"backend": "mock"})
-    hook = loaded.registry.get("servo").reread
-    assert hook is not None
-    assert hook({"right": -35}, "and the same again") is None  # no move yet
-    assert loaded.call("servo", angle=-70).ok and loaded.call("servo", right=35).ok
-    assert hook(arguments, request_) == again
-    loaded.close()
-
-
-@pytest.mark.parametrize(
-    ("arguments", "request_", "mirrored"),
-    [
-        # After 25 to the right (fresh61): right 30 is a position.
+        ({"right": -25}, "and the same again", {"by": 25}),
+        ({"angle": 25}, "do that once more", {"by": 25}),
+        ({"left": 25}, "nochmal bitte", {"by": 25}),
+        ({"right": 25}, "and the same again", None),  # already that turn
+        ({"by": 25}, "encore une fois", None),
+        # The other way (fresh61: after 25 to the right, right 30 is a position).
         ({"right": 30}, "now the other way, twice as far", {"by": -50}),
         ({"right": 25}, "the other way please", {"by": -25}),
         ({"left": 10}, "andersrum, halb so weit", {"by": -12.5}),
         ({"by": -25}, "now the opposite direction", None),  # already that turn
         # A number, a side, the center or a way back: the model's, or another reread's.
+        ({"right": 20}, "again, 20 more", None),
+        ({"left": 25}, "again, but to the left", None),
+        ({"center": True}, "center it again", None),
+        ({"back": True}, "hmm no, and back again", None),
+        ({"angle": 0}, "otra vez donde estaba", None),
         ({"left": 40}, "the other way, 40 degrees", None),
         ({"left": 25}, "the other way, to the left", None),
         ({"back": True}, "back the other way", None),
-        ({"right": 25}, "turn it right", None),  # no "other way"
+        ({"right": 25}, "turn it right", None),  # neither
     ],
 )
-def test_the_other_way_is_the_last_turn_mirrored(
-    arguments: dict[str, Any], request_: str, mirrored: dict[str, Any] | None
+def test_again_or_the_other_way_is_the_last_turn_again_or_mirrored(
+    arguments: dict[str, Any], request_: str, again: dict[str, Any] | None
 ) -> None:
     loaded = load_plugin(edgeagent_servo, name="servo", options={"backend": "mock"})
     hook = loaded.registry.get("servo").reread
     assert hook is not None
-    assert hook({"right": 30}, "now the other way") is None  # no move yet
+    assert hook({"right": -25}, "and the same again") is None  # no move yet
+    assert hook({"right": 30}, "now the other way") is None
     assert loaded.call("servo", angle=-40).ok and loaded.call("servo", right=25).ok
-    assert hook(arguments, request_) == mirrored
-    assert loaded.call("servo", **(mirrored or arguments)).ok
+    assert hook(arguments, request_) == again
+    assert loaded.call("servo", **(again or arguments)).ok
     loaded.close()
 
 
