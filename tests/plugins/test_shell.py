@@ -368,6 +368,19 @@ def test_a_count_the_request_asks_for_is_the_one_wc_counts(
     assert reread_command(tree, command, request_) == read
 
 
+def reread_wrapper(
+    tree: Path, name: str, arguments: list[object], request: str
+) -> list[str] | None:
+    """The shipped ``.tool`` wrapper ``name``'s argument list for ``request`` read again,
+    or ``None``: as written."""
+    registry = ToolRegistry([make_shell(tree)])
+    assert load_wrapped_tools(ROOT / "config" / "tools.d", registry) == []
+    reread = registry.get(name).reread
+    assert reread is not None
+    again = reread({"arguments": arguments}, request)
+    return None if again is None else list(again["arguments"])
+
+
 def reread_command(tree: Path, command: str, request: str) -> str | None:
     """The ``shell`` tool's command for ``request`` read again, or ``None``: as written."""
     shell = make_shell(tree)
@@ -420,12 +433,7 @@ def test_a_wc_wrapper_answers_only_a_request_for_a_count(
 def test_a_number_of_lines_nobody_asked_for_is_not_given_to_head(
     tree: Path, arguments: list[object], request_: str, read: list[str] | None
 ) -> None:
-    registry = ToolRegistry([make_shell(tree)])
-    assert load_wrapped_tools(ROOT / "config" / "tools.d", registry) == []
-    head = registry.get("head")
-    assert head.reread is not None
-    again = head.reread({"arguments": arguments}, request_)
-    assert (None if again is None else again["arguments"]) == read
+    assert reread_wrapper(tree, "head", arguments, request_) == read
 
 
 def test_the_shell_tool_gives_head_no_number_of_lines_nobody_asked_for(tree: Path) -> None:
@@ -449,11 +457,6 @@ def test_the_shell_tool_gives_head_no_number_of_lines_nobody_asked_for(tree: Pat
 def test_the_one_word_a_follow_up_names_is_what_grep_searches_for(
     tree: Path, arguments: list[str], request_: str, read: list[str] | None
 ) -> None:
-    registry = ToolRegistry([make_shell(tree)])
-    assert load_wrapped_tools(ROOT / "config" / "tools.d", registry) == []
-    grep = registry.get("grep")
-    assert grep.reread is not None
-    again = grep.reread({"arguments": arguments}, request_)
-    assert (None if again is None else again["arguments"]) == read
+    assert reread_wrapper(tree, "grep", list(arguments), request_) == read
     shell = reread_command(tree, "grep -i " + " ".join(arguments), request_)
     assert shell == (None if read is None else "grep -i " + " ".join(read))
