@@ -28,9 +28,10 @@ SCRIPT_LANGUAGES = (
     ("\u0590", "\u05ff", "he"), ("\u0e00", "\u0e7f", "th"), ("\u0900", "\u097f", "hi"),
     ("\u10a0", "\u10ff", "ka"), ("\u0530", "\u058f", "hy"),
 )  # fmt: skip
-"""The language whose names a script writes, for a second search: Open-Meteo matches a
-place's native name only under its language ("서울" finds Seoul with ``ko``, nothing
-with ``en``). Kana before Han: a Japanese name mixes both."""
+"""The language whose names a script writes, for a second search: Open-Meteo's
+``language`` narrows what a search matches as well as how it names the result, so a
+native name asked in English may match nothing (as users of its API report for
+"warszawa", found only with ``pl``). Kana before Han: a Japanese name mixes both."""
 CACHE_ENTRIES = 128
 DAILY = (
     "weather_code,temperature_2m_max,temperature_2m_min,"
