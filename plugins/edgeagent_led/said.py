@@ -85,12 +85,14 @@ _DOWN = (
 )
 _LOWEST = re.compile(
     r"\b(?:dimmest|lowest|minimum)\b(?!\s+(?:of|than))|\bas\s+(?:dim|low)\s+as\s+"
-    r"(?:it\s+(?:goes|gets|can)|possible)|\ball\s+the\s+way\s+down\b|\b(?:thap|nho)\s+nhat\b|\b(?:minimale?|minima|minimo|minimum)\b"
+    r"(?:it\s+(?:goes|gets|can)|possible)|\ball\s+the\s+way\s+down\b|\b(?:thap|nho)\s+nhat\b|"
+    r"\b(?:minimale?|minima|minimo|minimum)\b"
 )
 _HIGHEST = re.compile(
     r"\b(?:full|max(?:imum)?|brightest|highest)\s+(?:brightness|setting|level|power)|"
     r"\bas\s+bright\s+as\s+(?:it\s+(?:goes|gets|can)|possible)|\ball\s+the\s+way\s+up\b|"
-    r"\bmax(?:ed)?\s+(?:it|them|that|this|the\s+\w+)\s+out\b|\bfull\s+blast\b|\bcao\s+nhat\b|\bvolle\s+helligkeit|"
+    r"\bmax(?:ed)?\s+(?:it|them|that|this|the\s+\w+)\s+out\b|\bfull\s+blast\b|\bcao\s+nhat\b|"
+    r"\bvolle\s+helligkeit|"
     r"\bpleine\s+puissance|\bmaximo\s+brillo|\bmassima\s+luminosita"
 )
 _SAME = re.compile(

@@ -48,7 +48,8 @@ _C_TO_F = re.compile(_NUMBER + _DEGREES + _C + r".*?\b" + _F)
 
 _PERCENT_OF = re.compile(
     r"(\d+(?:[.,]\d+)?)\s*(?:%|percent|per\s+cent|pct|prozent|pour\s*cent|por\s+ciento|"
-    r"per\s+cento|por\s+cento|procent|procento|prosent)\s*(?:of|von|de|du|des|di|del|della|da|do)\s+"
+    r"per\s+cento|por\s+cento|procent|procento|prosent)\s*"
+    r"(?:of|von|de|du|des|di|del|della|da|do)\s+"
     r"(\d{1,3}(?:,\d{3})+(?!\d)|\d+(?:\.\d+)?)"
 )
 
