@@ -240,13 +240,15 @@ def change_as_said(
     return {**arguments, "color": name_of(others.pop())}
 
 
-_OFF_WORDS = re.compile(
+_SWITCHED_OFF = (
     r"\b(?:turn|switch|shut|power|lights?|lamps?|strip|leds?|it|them|all)\s+(?:\w+\s+)?off\b|"
-    r"^\W*off\b|\boff\W*$|"
-    r"\b(?:out|dark|black|kill|" + OFF_VERBS + r")\b"
+    r"^\W*off\b|\boff\W*$|\b(?:kill|" + OFF_VERBS + r")\b"
 )
+_SWITCH_OFF = re.compile(_SWITCHED_OFF)
 """Off said as a switch ("turn it off", "lights off", "switch off the lamp"), not as in
 "the glare off the anvil"."""
+_OFF_WORDS = re.compile(_SWITCHED_OFF + r"|\b(?:out|dark|black)\b")
+"""Off said as a switch, or as the dark it leaves ("lights out", "make it dark")."""
 
 
 def dimmed_as_said(arguments: dict[str, Any], request: str) -> dict[str, Any] | None:
@@ -291,11 +293,6 @@ def switch_as_meant(arguments: dict[str, Any]) -> dict[str, Any] | None:
     return {**{k: v for k, v in arguments.items() if k != "off"}, "on": not off}
 
 
-_SWITCH_OFF = re.compile(
-    r"\b(?:turn|switch|shut|power|lights?|lamps?|strip|leds?|it|them|all)\s+(?:\w+\s+)?off\b|"
-    r"^\W*off\b|\boff\W*$|\b(?:kill|" + OFF_VERBS + r")\b"
-)
-"""Off said as a switch, without the words that also say dark ("it's dark in here")."""
 _SWITCH_ON = re.compile(
     r"\b(?:on|an|ein\w*|allum\w*|encend\w*|enciend\w*|prend\w*|accend\w*|lig[au]\w*|aan|"
     r"zapn\w*|rozsvit\w*|wlacz\w*|включ\w*|увімкн\w*|ac|αναψ\w*|sytyta|aprinde)\b|"
@@ -312,6 +309,7 @@ def off_as_said(arguments: dict[str, Any], request: str) -> dict[str, Any] | Non
     and the strip stayed on; fresh60); ``None``: as written."""
     folded = fold(request)
     if arguments == {"on": True}:
+        # Not the dark words: "it's dark in here" asks for light.
         switched = _SWITCH_OFF.search(folded) and not _SWITCH_ON.search(folded)
         return {"on": False} if switched else None
     color = arguments.get("color")
