@@ -349,12 +349,20 @@ def reaches(arguments: dict[str, Any], now: float) -> float | None:
 
 def part_back_as_said(arguments: dict[str, Any], request: str) -> dict[str, Any] | None:
     """``{"back": true, "by": N}`` where the model wrote ``back`` and the request names
-    one number N and no side or center; ``None``: as the model wrote them."""
-    if arguments.get("back") is not True:
+    one number N and no side or center; ``None``: as the model wrote them.
+
+    "hmm too far, back 10" came as ``back: 10``, which the schema refuses (fresh64): a
+    number for ``back`` is taken as that request's degrees, the model's own where the
+    request writes none in digits ("back ten")."""
+    back = arguments.get("back")
+    degrees = type(back) in (int, float) and back > 1
+    if back is not True and not degrees:
         return None
     folded = fold(request)
     words = set(re.findall(r"\w+", folded))
     numbers = re.findall(r"\d+(?:[.,]\d+)?", folded)
+    if degrees and not numbers:
+        numbers = [str(back)]
     if len(numbers) != 1 or _CENTER.search(folded) or _NEGATIVE.search(folded):
         return None
     if not words.isdisjoint(DIRECTIONS["left"] + DIRECTIONS["right"]):

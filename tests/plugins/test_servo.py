@@ -398,6 +398,11 @@ def test_plugin_registers_tools_and_closes_the_backend() -> None:
         ({"back": True}, "back 30 to the left", None),
         ({"back": True}, "back to -30", None),
         ({"back": True}, "back 10 or 20 degrees", None),
+        # A number for back, which the schema refuses, is the degrees to go back.
+        ({"back": 10}, "hmm too far, back 10", {"back": True, "by": 10}),
+        ({"back": 10}, "too far, come back ten degrees", {"back": True, "by": 10}),
+        ({"back": 10.0}, "back 10 to the left", None),  # a turn: the schema's error
+        ({"back": 1}, "go back", None),
         # "to N" with a side is a position on that side; "more"/"further" a turn.
         ({"right": 40}, "pan the camera to 40 degrees right", {"right_of_center": 40}),
         ({"left": 35}, "Kamerayı sola 35 dereceye getir", {"left_of_center": 35}),  # Turkish
