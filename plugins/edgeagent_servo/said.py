@@ -355,7 +355,7 @@ def part_back_as_said(arguments: dict[str, Any], request: str) -> dict[str, Any]
     number for ``back`` is taken as that request's degrees, the model's own where the
     request writes none in digits ("back ten")."""
     back = arguments.get("back")
-    degrees = type(back) in (int, float) and back > 1
+    degrees = isinstance(back, int | float) and not isinstance(back, bool) and back > 1
     if back is not True and not degrees:
         return None
     folded = fold(request)
