@@ -25,6 +25,7 @@ from tests.plugins.test_led_names_cjk import led_agent
         ("Rozsviť světlo modře", True, {"blue"}),
         ("Kapcsold a lámpát zöldre", True, {"green"}),
         ("Laita valot keltaiseksi", True, {"yellow"}),
+        ("Laita valot violetiksi", True, {"violet"}),  # fresh64: the cognate, not purple
         ("Fă lumina albastră", True, {"blue"}),
         ("Sæt lyset til rødt", True, {"red"}),
         ("Зроби світло зеленим", True, {"green"}),
