@@ -62,9 +62,11 @@ class Script(StubLLM):
             yield self.replies.pop(0)
 
 
-def conversation(script: Script, home: Home, *prompts: str) -> list[FinalAnswer]:
+def conversation(
+    script: Script, home: Home, *prompts: str, reread: Any = day_said
+) -> list[FinalAnswer]:
     tools = [
-        replace(make_tool(home.weather, plugin="weather"), reread=day_said),
+        replace(make_tool(home.weather, plugin="weather"), reread=reread),
         replace(make_tool(home.servo, plugin="servo"), reread=turn_said),
     ]
     agent = Agent(
@@ -124,3 +126,21 @@ def test_an_acting_call_is_never_run_again_by_a_follow_up() -> None:
     script = Script([fence("servo", right=10), "Sure, twenty more."])
     conversation(script, home, "camera ten to the right", "and twenty more")
     assert home.turned == [10]
+
+
+def test_an_order_to_change_things_asks_no_read_again() -> None:
+    # fresh66: "great, now wipe the log" after "the first 3 lines of it" ran head again.
+    home = Home()
+    script = Script([fence("weather", location="Bologna", day="tomorrow"), "I can't."])
+    answers = conversation(script, home, "meteo a Bologna domani?", "now delete it, dopodomani")
+    assert home.asked == [("Bologna", "tomorrow")] and answers[-1].text == "I can't."
+
+
+def test_a_reading_that_only_leaves_out_what_the_last_call_gave_asks_nothing() -> None:
+    def day_unsaid(arguments: dict[str, Any], request: str) -> dict[str, Any] | None:
+        return {"location": arguments["location"]} if "grazie" in request else None
+
+    home = Home()
+    script = Script([fence("weather", location="Bologna", day="tomorrow"), "Prego!"])
+    answers = conversation(script, home, "meteo a Bologna domani?", "grazie", reread=day_unsaid)
+    assert home.asked == [("Bologna", "tomorrow")] and answers[-1].text == "Prego!"
