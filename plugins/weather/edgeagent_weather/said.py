@@ -268,6 +268,11 @@ _HURRIED = (
 )  # fmt: skip
 
 
+_ROMANIAN_TOMORROW = re.compile(r"\bm[âî]ine\b", re.IGNORECASE)
+"""Romanian "mâine" as written, with its letter: folded, it is Maine ("Cum va fi vremea
+mâine în București?" came as today)."""
+
+
 def said_day(request: str, *, place: str = "") -> str | None:
     """The day ``request`` names in one of those languages, as the tool's English word
     ("martedì" -> "tuesday", "on Thursday" -> "thursday", "and the day after that?" ->
@@ -279,6 +284,8 @@ def said_day(request: str, *, place: str = "") -> str | None:
     if plain(place):
         text = re.sub(r"\b" + re.escape(plain(place)) + r"\b", " ", text)
     found = {WORDS[m] for m in _PATTERN.findall(text)} - {""}
+    if _ROMANIAN_TOMORROW.search(request):
+        found.add("tomorrow")
     found |= _cjk_days(request)
     if _NEXT.search(text):
         found.add(NEXT_DAY)
