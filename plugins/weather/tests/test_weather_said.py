@@ -37,7 +37,7 @@ from edgeagent.plugin import Tool
         ("Milyen idő lesz holnapután Budapesten?", "day after tomorrow"),
         ("Cum va fi vremea poimâine în Cluj?", "day after tomorrow"),
         ("weather in Portland, Maine", None),  # Maine is no Romanian tomorrow
-        ("Cum va fi vremea mâine în București?", "tomorrow"),  # mâine with its letter is
+        ("Cum va fi vremea mâine în București?", "tomorrow"),  # written with its â
         ("Va ploua MÂINE la Iași?", "tomorrow"),
         ("rain in leeds tommorow", "tomorrow"),
         ("weather in oslo 2nite", "today"),
