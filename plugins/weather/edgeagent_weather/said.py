@@ -105,7 +105,8 @@ WORDS: dict[str, str] = {
     "yarindan sonra": "day after tomorrow",
     # Russian, Ukrainian, Greek, Hungarian and Romanian, folded ("Τι καιρό θα κάνει
     # μεθαύριο στη Thessaloniki;", the day after tomorrow, came as today; fresh48).
-    # Hungarian "ma" (also Polish "has") and Romanian "mâine" (also Maine) are left out.
+    # Hungarian "ma" (also Polish "has") is left out; Romanian "mâine" counts only as written
+    # with its "â" (folded, it is Maine).
     "сегодня": "today", "сьогодні": "today", "σημερα": "today", "azi": "today",
     "astazi": "today", "завтра": "tomorrow", "αυριο": "tomorrow", "holnap": "tomorrow",
     "послезавтра": "day after tomorrow", "післязавтра": "day after tomorrow",
