@@ -101,11 +101,14 @@ async def second_look(
         if calls != written:
             raw, parsed = turn.render(calls), dataclasses.replace(parsed, calls=calls)
         unsaid = checks.heard.unsaid(calls, said=turn.said, request=turn.prompt)
-        if (
-            checks.made_up(calls, said=turn.said)
-            or unsaid
-            or any(flags_only(c, turn) for c in calls)
-        ):
+        question = checks.made_up(calls, said=turn.said)
+        if question and names_a_topic(calls, turn):
+            # "Yarın yağmur yağacak mı?" (will it rain tomorrow?), asked back word for
+            # word, came on a second look as the forecast for Oslo: the request asks
+            # for a forecast and names no place, so the user is asked for one.
+            log.info("the %s look's call guesses what the user must say", attempt)
+            return question, ParsedOutput([], question)
+        if question or unsaid or any(flags_only(c, turn) for c in calls):
             # A read tool's guess ("is solder on the todo list?" as math 1 + 1) gets
             # one more look without it, like a read the checks refuse.
             log.info("the %s look's call guesses a value", attempt)
@@ -158,6 +161,17 @@ def flags_only(call: ToolCall, turn: Looking) -> bool:
     if undone and last_to_act(registry, turn.ran) == call.name:
         return False  # "hmm no, undo that": the device that changed last is meant
     return not names_its_device(turn.prompt, tool)
+
+
+def names_a_topic(calls: Sequence[ToolCall], turn: Looking) -> bool:
+    """Whether ``calls`` is one call of a read tool whose topic the ``turn``'s request
+    names itself (its ``named_in``: "will it rain tomorrow?")."""
+    registry = turn.executor.registry
+    if len(calls) != 1 or calls[0].name not in registry:
+        return False
+    tool = registry.get(calls[0].name)
+    named = tool.named_in is not None and tool.named_in(turn.prompt)
+    return tool.kind is ToolKind.READ and named
 
 
 def names_a_device(turn: Looking) -> bool:

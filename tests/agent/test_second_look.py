@@ -9,9 +9,11 @@ import dataclasses
 import json
 from collections.abc import Callable
 from pathlib import Path
-from typing import Any
+from typing import Annotated, Any
 
 import pytest
+from edgeagent_weather.asked import names_the_weather
+from pydantic import Field
 
 from edgeagent.agent import honesty
 from edgeagent.agent.checks import SideChecks
@@ -21,6 +23,7 @@ from edgeagent.tools import tool, tools_from
 from edgeagent.tools.calls import get_call_format
 from edgeagent.tools.executor import ToolCall, ToolExecutor
 from edgeagent.tools.registry import ToolRegistry
+from edgeagent.tools.tool import USER_WORDS
 from edgeagent.tools.words import names_file
 from tests.agent.scripted_agent import run_turn
 from tests.agent.stub_llm import StubLLM
@@ -272,6 +275,37 @@ def test_the_request_asked_back_gets_a_second_look_that_runs_the_tool() -> None:
     assert isinstance(answer, FinalAnswer) and strip.colors == ["coral"]
     shown = "".join(e.text for e in events if isinstance(e, TextChunk))
     assert "ler" not in shown  # held back while it read as the request again
+
+
+class Sky:
+    def __init__(self) -> None:
+        self.asked: list[str] = []
+
+    @tool(title="the forecast for a town and a day")
+    def weather(self, location: Annotated[str, Field(json_schema_extra=USER_WORDS)]) -> str:
+        """Forecast for a place."""
+        self.asked.append(location)
+        return f"sun in {location}"
+
+
+@pytest.mark.parametrize(
+    ("prompt", "asked", "answered"),
+    [
+        # Turkish "will it rain tomorrow?", asked back word for word, came on a second
+        # look as the forecast for Oslo, the primer's city.
+        ("Yarın yağmur yağacak mı?", [], "Which location do you mean?"),
+        # A place said runs (what the stub model then answers is no matter here).
+        ("Yarın Oslo'da yağmur yağacak mı?", ["Oslo"], ""),
+    ],
+)
+def test_a_second_look_that_guesses_the_place_of_a_named_forecast_asks_for_it(
+    prompt: str, asked: list[str], answered: str
+) -> None:
+    sky = Sky()
+    model = Model(said=prompt, forced=fence("weather", location="Oslo"), side="yes")
+    answer = run_turn(agent_for(model, sky, named={"weather": names_the_weather}), prompt)[-1]
+    assert isinstance(answer, FinalAnswer) and sky.asked == asked
+    assert answered in answer.text
 
 
 def test_the_request_asked_back_that_no_tool_serves_is_not_the_answer() -> None:

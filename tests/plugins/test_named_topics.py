@@ -43,6 +43,14 @@ def test_names_the_servo(request_: str, named: bool) -> None:
         ("va a llover en Madrid?", True),
         ("do I need an umbrella in Dublin", True),
         ("какая погода в Москве", True),
+        ("Yarın yağmur yağacak mı?", True),  # Turkish
+        ("Τι καιρό θα κάνει αύριο;", True),  # Greek
+        ("Millainen sää on huomenna?", True),  # Finnish
+        ("Jaké bude zítra počasí?", True),  # Czech
+        ("Milyen lesz az időjárás holnap?", True),  # Hungarian
+        ("Cum va fi vremea mâine?", True),  # Romanian
+        ("hava çok kirli bugün", False),  # air, not the weather
+        ("¿qué es eso?", False),  # Hungarian rain is Spanish "that"
         # temperature is the oven's and the aquarium's too
         ("what water temperature do neon tetras like?", False),
         ("make the lights rainbow", False),

@@ -46,7 +46,11 @@ _NAMED = re.compile(
     r"\b(?:weather|forecast\w*|rain|rains|rainy|raining|snow|snows|snowy|snowing|umbrella|"
     r"sunny|cloudy|windy|storms?|stormy|thunder\w*|wetter\w*|regnet|regen|schneit|meteo|pluie|"
     r"pleut|neige|lluvia|llueve|llover|nieve|pioggia|piove|chuva|chove|regent|pogod\w*|"
-    r"vader\w*|vejr\w*)\b|погод|天気|天气|날씨"
+    r"vader\w*|vejr\w*|"
+    # Turkish, Finnish, Czech, Hungarian, Romanian (folded): "Yarın yağmur yağacak mı?"
+    # was asked back word for word, then looked at as a forecast for a place nobody said
+    r"yagmur\w*|hava\s+durumu\w*|saa|saata|sataa\w*|pocasi|prsi|idojaras\w*|esik|"
+    r"vremea|ploua|ninge)\b|погод|дожд|καιρ|βροχ|天気|天气|날씨"
 )
 
 
