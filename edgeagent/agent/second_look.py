@@ -234,6 +234,8 @@ async def look_elsewhere(
             return again
         if again is None:
             continue
+        if not again[1].calls:
+            return again[1].text  # a question back: a named forecast, no place said
         found = [turn.executor.resolve(ToolCall(c.name, c.arguments)) for c in again[1].calls]
         if len(found) != 1 or found[0].name not in registry:
             continue

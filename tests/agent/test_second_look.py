@@ -711,6 +711,26 @@ def test_an_acting_call_refused_by_its_topic_gets_a_look_at_the_other_plugins_to
     assert desk.colors == [] and desk.sums == ["2 + 2"]
 
 
+class Clock(Sky):
+    @tool(title="How long the system has been up")
+    def uptime(self) -> str:
+        """Uptime."""
+        return "up 3 days"
+
+
+def test_a_look_at_the_other_tools_that_guesses_the_place_of_a_named_forecast_asks_it() -> None:
+    # "Che tempo fa domani?" came as uptime ("tempo" is also time); its topic question
+    # said no, and the look elsewhere gave the forecast for Oslo, a place nobody said.
+    clock = Clock()
+    model = Elsewhere(said=fence("uptime"), forced=fence("weather", location="Oslo"), about=())
+    agent = agent_for(
+        model, clock, elsewhere={"uptime": "not uptime"}, named={"weather": names_the_weather}
+    )
+    answer = run_turn(agent, "Che tempo fa domani?")[-1]
+    assert isinstance(answer, FinalAnswer) and clock.asked == []
+    assert answer.text.startswith("Which location do you mean?")
+
+
 def test_a_look_at_the_other_tools_the_checks_refuse_too_leaves_the_refusal() -> None:
     # "who won the world cup in 2014?" sent to math: the look's call of the strip is
     # about no device the request names either; nothing runs.

@@ -51,6 +51,13 @@ def test_names_the_servo(request_: str, named: bool) -> None:
         ("Cum va fi vremea mâine?", True),  # Romanian
         ("hava çok kirli bugün", False),  # air, not the weather
         ("¿qué es eso?", False),  # Hungarian rain is Spanish "that"
+        ("Che tempo fa domani?", True),
+        ("Que tempo faz hoje?", True),
+        ("¿Qué tiempo hará el sábado?", True),
+        ("Quel temps fera-t-il demain ?", True),
+        ("quanto tempo ci vuole?", False),  # time
+        ("combien de temps il faut ?", False),
+        ("¿cuánto tiempo falta?", False),
         # temperature is the oven's and the aquarium's too
         ("what water temperature do neon tetras like?", False),
         ("make the lights rainbow", False),

@@ -50,7 +50,11 @@ _NAMED = re.compile(
     # Turkish, Finnish, Czech, Hungarian, Romanian (folded): "Yarın yağmur yağacak mı?"
     # was asked back word for word, then looked at as a forecast for a place nobody said
     r"yagmur\w*|hava\s+durumu\w*|saa|saata|sataa\w*|pocasi|prsi|idojaras\w*|esik|"
-    r"vremea|ploua|ninge)\b|погод|дожд|καιρ|βροχ|天気|天气|날씨"
+    r"vremea|ploua|ninge|"
+    # "tempo" and "tiempo" are also time: the weather only as asked what it is doing
+    # ("Che tempo fa domani?" ran uptime)
+    r"(?:che|que|quel)\s+(?:tempo|tiempo|temps)\s+(?:fa|fara|faz|hace|hara|fait|fera|"
+    r"va|vai))\b|погод|дожд|καιρ|βροχ|天気|天气|날씨"
 )
 
 
