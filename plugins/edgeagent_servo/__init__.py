@@ -42,7 +42,7 @@ def register_tools(register: Register, context: PluginContext) -> None:
             lowest=options.min_angle,
             highest=options.max_angle,
             current=current,
-            last_turn=controller.last_turn,
+            last_turn=controller.last_turn_turned,
         ),
         current=current,
         last_turn=controller.last_turn,

@@ -58,6 +58,9 @@ class ServoController:
         self._closed = False
         self._before: float | None = None
         """Where the servo was before its last move: what ``back`` returns to."""
+        self._aimed = False
+        """Whether the last move went to a position (an angle, the center, back), not by
+        a turn."""
 
     @tool(
         kind="act",
@@ -104,7 +107,7 @@ class ServoController:
                         "give an absolute angle first"
                     )
                 target = current + turn
-            return self._move(backend, target, current)
+            return self._move(backend, target, current, aimed=turn == 0)
 
     def _reachable(self, target: float | None, turn: float) -> None:
         """Refuse a position off the servo's range, or a turn longer than the range.
@@ -145,16 +148,20 @@ class ServoController:
             backend = self.device.get()
             current = backend.read()
             if not by or current is None or current == self._before:
-                return self._move(backend, self._before, current)
-            return self._move(backend, current + math.copysign(by, self._before - current), current)
+                return self._move(backend, self._before, current, aimed=True)
+            turn = math.copysign(by, self._before - current)
+            return self._move(backend, current + turn, current, aimed=False)
 
-    def _move(self, backend: ServoBackend, target: float, before: float | None) -> dict[str, Any]:
+    def _move(
+        self, backend: ServoBackend, target: float, before: float | None, *, aimed: bool
+    ) -> dict[str, Any]:
         """Move from ``before`` to ``target`` clamped to the servo's range (the lock
-        held), remembering where it was for ``back``."""
+        held), remembering where it was for ``back`` and whether it was ``aimed`` at a
+        position rather than turned."""
         clamped = min(self.max_angle, max(self.min_angle, target))
         backend.move_to(clamped)
         if before is not None and before != clamped:
-            self._before = before
+            self._before, self._aimed = before, aimed
         result: dict[str, Any] = {"angle": _tidy(clamped)}
         if clamped != target:
             result["note"] = f"clamped to {_tidy(clamped)} (asked {_tidy(target)})"
@@ -168,6 +175,13 @@ class ServoController:
         with self._lock.held():
             now = self.device.get().read()
         return None if now is None else _tidy(now - self._before)
+
+    def last_turn_turned(self) -> float | None:
+        """:meth:`last_turn` where the last move was a turn (left, right, by), ``None``
+        where it went to a position: "no, the other way" after "aim the camera at 60
+        degrees" (from -40) meant -60, the model wrote it, and the turn of 100 mirrored
+        took the servo back to -40 (fresh69)."""
+        return None if self._aimed else self.last_turn()
 
     # Titled so a refused "where's the camera looking right now?" gets a second look
     # that may read it (two blind prompt sets), and a call for "did I leave the iron

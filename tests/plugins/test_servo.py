@@ -579,6 +579,22 @@ def test_again_or_the_other_way_is_the_last_turn_again_or_mirrored(
     loaded.close()
 
 
+def test_the_other_way_after_a_position_is_the_model_s_to_write() -> None:
+    # fresh69: "aim the camera at 60 degrees" (from -40), then "no, the other way",
+    # came as angle -60; mirrored, the turn of 100 took the servo back to -40.
+    loaded = load_plugin(edgeagent_servo, name="servo", options={"backend": "mock"})
+    hook = loaded.registry.get("servo").reread
+    assert hook is not None
+    assert loaded.call("servo", angle=-40).ok and loaded.call("servo", angle=60).ok
+    assert hook({"angle": -60}, "no, the other way") is None
+    assert hook({"angle": 60}, "do that once more") is None
+    assert loaded.call("servo", left=20).ok  # a turn: mirrored again
+    assert hook({"angle": -60}, "no, the other way") == {"by": 20}
+    assert loaded.call("servo", back=True).ok  # back to a position
+    assert hook({"angle": 0}, "now the other way") is None
+    loaded.close()
+
+
 def test_the_end_is_the_configured_one() -> None:
     options = {"backend": "mock", "min_angle": -60, "max_angle": 70}
     loaded = load_plugin(edgeagent_servo, name="servo", options=options)
