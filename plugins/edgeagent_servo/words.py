@@ -31,10 +31,14 @@ _CENTER_WORDS = (
 )
 # Straight ahead is the center too: "point the camera straight ahead again" ran its
 # right ``center: true`` as the last move again (fresh49): "geradeaus", "tout droit",
-# "de frente", "dritto", "em frente", "rechtdoor", "prosto", "rakt fram".
+# "de frente", "dritto", "em frente", "rechtdoor", "prosto", "rakt fram"; and forward:
+# "Zet de camera recht naar voren" came as ``angle: 90`` (fresh69), "nach vorne",
+# "droit devant", "hacia adelante", "in avanti", "rett fram", "lige frem", "suoraan".
 _STRAIGHT = (
     r"straight\s+(?:ahead|forward|on)|dead\s+ahead|geradeaus|tout\s+droit|de\s+frente|"
-    r"al\s+frente|dritto|em\s+frente|rechtdoor|prosto|rakt\s+fram"
+    r"al\s+frente|dritto|em\s+frente|rechtdoor|prosto|rakt\s+fram|"
+    r"(?:recht\s+)?naar\s+voren|nach\s+vorne?|droit\s+devant|hacia\s+(?:a)?delante|"
+    r"in\s+avanti|rett\s+fram|lige\s+frem|suoraan"
 )
 _CENTER = re.compile(rf"\b(?:{_CENTER_WORDS}|{_STRAIGHT})\b")
 # An end: "all the way", "far", "fully", "max" before a side, with only small words

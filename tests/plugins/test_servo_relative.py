@@ -184,6 +184,9 @@ def test_a_turn_the_request_does_not_name_one_side_of_stays(
         ),
         ([{"angle": 70}, {"left": 15}], {"by": -15}, "straight ahead again please", 0),
         ([{"angle": 70}, {"left": 15}], {"angle": 30}, "Kamera wieder geradeaus", 0),
+        ([{"angle": 35}], {"angle": 90}, "Zet de camera recht naar voren", 0),  # fresh69
+        ([{"angle": 35}], {"angle": 90}, "Richte die Kamera nach vorne", 0),
+        ([{"angle": -20}], {"left": 20}, "pon la cámara hacia adelante", 0),
     ],
 )
 def test_back_toward_a_side_and_straight_ahead_are_read_as_said(
