@@ -404,13 +404,20 @@ class SideChecks:
 
         Only a tool that runs what the refused one runs (both wrap the shell, or neither
         wraps anything): "and after twelve hours?", a math follow-up the title check
-        refused, ran ``uptime`` (blind prompts)."""
-        runs = self.registry.get(refused).extra.get("wrapped") if refused in self.registry else None
+        refused, ran ``uptime`` (blind prompts). And one that wraps nothing only of the
+        refused one's plugin: "is that warm for them this time of year?" after a
+        forecast, sent to math and refused, read the LED strip, whose light is warm
+        (fresh69); over every record, each of the ten state reads that came so was a
+        wrong turn."""
+        own = self.registry.get(refused) if refused in self.registry else None
+        runs = None if own is None else own.extra.get("wrapped")
         fitting = []
         for tool in self.registry:
             if tool.name == refused or tool.kind is ToolKind.ACT or not tool.title:
                 continue
             if tool.extra.get("wrapped") != runs:
+                continue
+            if runs is None and (own is None or tool.plugin != own.plugin):
                 continue
             if tool.parameters.get("required"):
                 continue  # its arguments would be made up here

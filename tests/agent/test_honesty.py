@@ -993,6 +993,25 @@ def test_a_refused_call_gives_way_only_to_a_tool_that_runs_the_same_one() -> Non
     assert answer.text == "I can't do that here: free is for Free memory, not for this."
 
 
+def test_a_refused_call_gives_way_only_to_a_tool_of_its_own_plugin() -> None:
+    # "is that warm for them this time of year?" after a forecast, sent to math and
+    # refused, read the LED strip's state, another plugin's tool (fresh69).
+    _, engine, machine = machine_agent({"Free memory": "no", "Disk space": "yes"})
+    tools = [
+        t.with_plugin("other") if t.name == "df" else t for t in tools_from(machine, plugin="test")
+    ]
+    agent = Agent(
+        llm=InProcessLLM(engine),
+        executor=ToolExecutor(ToolRegistry(tools)),
+        call_format=get_call_format("fence"),
+        system_prompt="sys",
+        check_target=True,
+    )
+    answer = final(run_turn(agent, DISK))
+    assert machine.ran == []
+    assert answer.text == "I can't do that here: free is for Free memory, not for this."
+
+
 class TitledStrip:
     def __init__(self) -> None:
         self.commands: list[str] = []
