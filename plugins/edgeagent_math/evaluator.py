@@ -286,15 +286,39 @@ def _call(node: ast.Call) -> Number:
     return _checked(func(*args))
 
 
+MAX_REPEAT = 10_000
+"""The most times a list may be repeated (``[21.5] * 40``)."""
+
+
 def _arguments(name: str, nodes: list[ast.expr]) -> list[Number]:
-    """The values of a call's arguments; lists are spread for the list functions."""
+    """The values of a call's arguments; lists are spread for the list functions, and
+    a list times a whole number is repeated: "the temp column averages 21.5 over 40
+    rows, what's the total" came as ``sum([21.5] * 40)`` (fresh66)."""
     args: list[Number] = []
     for arg in nodes:  # ast.Starred is not a number: refused in _eval
         if name in LIST_FUNCTIONS and isinstance(arg, ast.List | ast.Tuple):
             args += [_eval(item) for item in arg.elts]
+        elif name in LIST_FUNCTIONS and (repeated := _repeated(arg)) is not None:
+            args += repeated
         else:
             args.append(_eval(arg))
     return args
+
+
+def _repeated(node: ast.expr) -> list[Number] | None:
+    """The items of ``[a, b] * n`` (or ``n * [a, b]``) for a whole ``n`` from 1 to
+    :data:`MAX_REPEAT`; ``None`` for any other node."""
+    if not isinstance(node, ast.BinOp) or not isinstance(node.op, ast.Mult):
+        return None
+    for items, times in ((node.left, node.right), (node.right, node.left)):
+        if isinstance(items, ast.List | ast.Tuple) and not isinstance(times, ast.List | ast.Tuple):
+            count = _eval(times)
+            if count != int(count) or not 1 <= count <= MAX_REPEAT:
+                raise MathError(
+                    f"a list is repeated a whole number of times, 1 to {MAX_REPEAT}, not {count}"
+                )
+            return [_eval(item) for item in items.elts] * int(count)
+    return None
 
 
 def _degrees_of(node: ast.Call) -> ast.expr | None:

@@ -102,6 +102,8 @@ EVERYDAY = [
     ("avg(2, 4)", 3.0),
     ("average([1, 2])", 1.5),
     ("median([3, 1, 2])", 2),
+    ("sum([21.5] * 40)", 860.0),  # fresh66: a mean over 40 rows, as a total
+    ("mean(3 * [1, 2])", 1.5),
     ("median([1, 2, 3, 4])", 2.5),
     ("min([4, 2, 8])", 2),
     ("max([4, 2], 9)", 9),
@@ -162,6 +164,9 @@ REFUSED = [
     ("sqrt(1, 2)", "takes 1 arguments, got 2"),
     ("max()", "1 or more arguments"),
     ("mean([])", "mean() takes 1 or more arguments, got 0"),
+    ("sum([1, 2] * 0.5)", "repeated a whole number of times, 1 to 10000, not 0.5"),
+    ("sum([1] * 100001)", "not 100001"),
+    ("[1] * 3", "a list of numbers only goes inside"),
     ("max(*[1])", "Starred is not supported"),
     ("1 / 0", "division by zero"),
     ("5 % 0", "division by zero"),
