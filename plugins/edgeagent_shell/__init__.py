@@ -39,6 +39,7 @@ from edgeagent_shell.hints import (
     stem_search,
 )
 from edgeagent_shell.policy import DEFAULT_ALLOW, RUNNERS, ShellPolicy, resolve_roots
+from edgeagent_shell.rooted import inside_instead
 from edgeagent_shell.runner import RunResult, redact, run_command, secret_values
 from edgeagent_shell.said import asked_of, command_as_said, wrapped_as_said
 
@@ -110,14 +111,32 @@ class Shell:
         self.timeout_s = timeout_s
         self.max_output_bytes = max_output_bytes
 
+    def _checked(self, command: str) -> tuple[list[str], list[str]]:
+        """The argv the policy allows for ``command``, and notes: a path made up outside
+        the allowed folders is read as the one file of its name inside them
+        (:func:`~edgeagent_shell.rooted.inside_instead`), else refused."""
+        try:
+            return self.policy.check(command), []
+        except ToolDeniedError as denied:
+            try:
+                argv = shlex.split(command)
+            except ValueError:
+                raise denied from None
+            policy = self.policy
+            found = inside_instead(argv, inside=policy.inside, roots=policy.roots, cwd=policy.cwd)
+            if found is None:
+                raise
+            return self.policy.check(shlex.join(found[0])), found[1]
+
     @tool(name="shell", wrap=wrap_command, answer=shell_answer)
     def shell(
         self,
         command: Annotated[str, Field(description="e.g. 'ls -l' or 'df -h'")],
     ) -> dict[str, Any]:
         """Run a read-only command (no pipes): df -h (disk), free -m (memory), uptime, ps."""
-        argv = self.policy.check(command)
+        argv, instead = self._checked(command)
         mended, notes = mend_paths(argv, roots=self.policy.roots, cwd=self.policy.cwd)
+        notes = [*instead, *notes]
         if notes:
             argv = self.policy.check(shlex.join(mended))  # every check again
         if lacks_file(argv):

@@ -171,6 +171,41 @@ def test_escape_attempt_is_refused_and_nothing_changes(
     assert (tree / "outside" / "canary.txt").read_bytes() == CANARY
 
 
+@pytest.mark.parametrize(
+    ("command", "ran", "note"),
+    [
+        # fresh70: "cat the todo list" came as ls /home/user/todo.txt, refused.
+        ("cat /home/user/a.txt", "alpha", "/home/user/a.txt is outside the allowed folders"),
+        ("cat /var/log/b.txt", "beta", "read sub/b.txt here"),  # the one b.txt
+        ("head -n 1 /var/log/b.log", "beta", "read sub/b.txt here"),  # the one b.*
+    ],
+)
+def test_a_made_up_path_outside_is_the_one_file_of_its_name_inside(
+    tree: Path, command: str, ran: str, note: str
+) -> None:
+    shell = make_shell(tree)
+    assert shell.answer is not None
+    answer = shell.answer(run(shell, command))
+    assert answer.startswith(ran) and note in answer
+
+
+@pytest.mark.parametrize(
+    "command",
+    [
+        "cat /etc/passwd",  # no passwd inside
+        "cat {outside}/canary.txt",
+        "ls /",
+        "cat /home/user/a.txt /etc/passwd",  # one stays outside
+        "cat /tmp/*.txt",
+    ],
+)
+def test_a_path_outside_with_no_one_file_of_its_name_inside_stays_refused(
+    tree: Path, command: str
+) -> None:
+    with pytest.raises(ToolDeniedError, match="outside the allowed"):
+        run(make_shell(tree), command.replace(OUT, str(tree / "outside")))
+
+
 def test_huge_output_is_capped_and_says_so(tree: Path) -> None:
     shell = make_shell(tree, max_output_bytes=1024)
     before = snapshot(tree)
