@@ -104,7 +104,8 @@ class SideChecks:
         (:meth:`_guessed`).
 
         A titled read tool that says what it answers (:attr:`~edgeagent.tools.tool.
-        Tool.asked_in`: the shell's ``wc``, a count) is refused by its topic, without
+        Tool.asked_in`: the shell's ``wc``, a count; a forecast whose place comes from
+        an earlier turn, and, on a second look, any) is refused by its topic, without
         the question, for a request that asks no such thing.
 
         An acting call for a request that names a household device no tool here
@@ -152,7 +153,11 @@ class SideChecks:
             if changes and not asks.asks_a_question(prompt):
                 log.info("read call %s for an order to change: %r", tool.name, prompt[:60])
                 return Refusal(_ONLY_READS.format(tool=tool.name))
-            asked_in = tool.asked_in if carried(tool, call, prompt) else None
+            # On a second look, whatever the call carries: "is naples near rome?", sent
+            # to math and refused, came on a look elsewhere as the forecast for Naples;
+            # over every record, each of the nine weather calls that came so, for a
+            # request that asks no forecast, was a wrong turn.
+            asked_in = tool.asked_in if strict or carried(tool, call, prompt) else None
             if not changes and asked_in is not None and not asked_in(prompt):
                 log.info("%s does not answer what %r asks", tool.name, prompt[:60])
                 return Refusal(

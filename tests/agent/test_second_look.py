@@ -12,7 +12,7 @@ from pathlib import Path
 from typing import Annotated, Any
 
 import pytest
-from edgeagent_weather.asked import names_the_weather
+from edgeagent_weather.asked import asks_a_forecast, names_the_weather
 from pydantic import Field
 
 from edgeagent.agent import honesty
@@ -709,6 +709,24 @@ def test_an_acting_call_refused_by_its_topic_gets_a_look_at_the_other_plugins_to
     answer = run_turn(agent, "what is 2 + 2?")[-1]
     assert isinstance(answer, FinalAnswer) and answer.text == "= 2 + 2"
     assert desk.colors == [] and desk.sums == ["2 + 2"]
+
+
+@pytest.mark.parametrize(
+    ("prompt", "asked"),
+    [
+        # fresh70: sent to math and refused, then on a look elsewhere the forecast for
+        # Naples, which both side questions let run.
+        ("is naples near rome?", []),
+        ("will it rain in naples?", ["naples"]),
+    ],
+)
+def test_a_second_look_s_call_faces_what_its_tool_answers(prompt: str, asked: list[str]) -> None:
+    sky = Sky()
+    refusal = "I can't do that here: none of my tools can measure distances."
+    model = Model(said=refusal, forced=fence("weather", location="naples"), side="yes")
+    agent = agent_for(model, sky, asked={"weather": asks_a_forecast})
+    run_turn(agent, prompt)
+    assert sky.asked == asked
 
 
 class Clock(Sky):

@@ -44,6 +44,7 @@ def test_names_the_servo(request_: str, named: bool) -> None:
         ("do I need an umbrella in Dublin", True),
         ("какая погода в Москве", True),
         ("Yarın yağmur yağacak mı?", True),  # Turkish
+        ("부산 날씨 알려줘", True),  # Korean, which folding splits into letters
         ("Τι καιρό θα κάνει αύριο;", True),  # Greek
         ("Millainen sää on huomenna?", True),  # Finnish
         ("Jaké bude zítra počasí?", True),  # Czech

@@ -39,7 +39,7 @@ _ASKED = re.compile(
 def asks_a_forecast(request: str) -> bool:
     """The ``weather`` tool's ``asked_in``: whether ``request`` asks for a forecast
     without naming the place."""
-    return said_day(request) is not None or bool(_ASKED.search(fold(request)))
+    return said_day(request) is not None or _matches(_ASKED, request)
 
 
 _NAMED = re.compile(
@@ -63,4 +63,10 @@ def names_the_weather(request: str) -> bool:
     forecast or the rain itself (not "temperature", which water and ovens have too:
     "what water temperature do neon tetras like?" came as a forecast for "Neon
     Tetras", and the topic question refused it)."""
-    return bool(_NAMED.search(fold(request)))
+    return _matches(_NAMED, request)
+
+
+def _matches(pattern: re.Pattern[str], request: str) -> bool:
+    """Whether ``pattern`` is in the folded ``request``, or, for Korean (which folding
+    splits into letters: "부산 날씨 알려줘" named no weather), as written."""
+    return bool(pattern.search(fold(request)) or pattern.search(request.casefold()))

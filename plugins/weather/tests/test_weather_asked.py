@@ -12,6 +12,7 @@ from edgeagent_weather.service import OpenMeteo
     "request_",
     [
         "and on friday?",
+        "부산 날씨 알려줘",  # Korean, which folding splits into letters
         "what about the day after?",
         "and two days from now, same city?",
         "and what's it like right now?",
