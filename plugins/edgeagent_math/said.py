@@ -108,8 +108,19 @@ def first_number_as_said(arguments: dict[str, Any], request: str) -> dict[str, A
     in_order = not _BACK.search(folded) and len(said) >= 2 and said[1:] == written
     if not in_order and not _only_the_first_left(said, written, folded):
         return None
+    first = said[0]
+    if _NEGATIVE_FIRST.match(folded) and not first.startswith("-"):
+        # "if it's minus 4 there and drops another 7 degrees" came as ``ans - 7`` and
+        # ran as 4 - 7 (fresh67): nothing comes before the first number to take from.
+        first = f"(-{first})"
     start, end = leading.span(1)
-    return {**arguments, "expression": expression[:start] + said[0] + expression[end:]}
+    return {**arguments, "expression": expression[:start] + first + expression[end:]}
+
+
+_NEGATIVE_FIRST = re.compile(
+    r"^[^\d]*\b(?:minus|negative|moins|menos|meno|negativ)\s+\d", re.IGNORECASE
+)
+"""A request whose first number is said negative ("minus 4"), before any other."""
 
 
 _LANGUAGES = ("en", "de", "fr", "es", "it", "pt", "nl")

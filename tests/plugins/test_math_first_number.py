@@ -18,6 +18,13 @@ from tests.plugins.test_math_spoken import reread
         ("ans / 4", "und 100 geteilt durch 4?", "100 / 4"),
         ("(ans + 2) * 3", "(7 + 2) * 3 please", "(7 + 2) * 3"),
         ("ans * 3", "what is -5 times 3", "-5 * 3"),
+        # fresh67: ran as 4 - 7; the first number said negative in words.
+        (
+            "ans - 7",
+            "if it's minus 4 there and drops another 7 degrees, what is it then",
+            "(-4) - 7",
+        ),
+        ("ans - 4", "what is 10 minus 4", "10 - 4"),  # minus between: an operation
         # Every other number written, a percentage as its fraction (fresh58), even
         # where "it" is the bill and not an earlier result.
         ("ans * 1.15 / 4", "bill is $184, add 15% tip and split it four ways", "184 * 1.15 / 4"),
