@@ -284,6 +284,19 @@ def named_as_said(arguments: dict[str, Any], request: str) -> dict[str, Any] | N
     return {**arguments, "color": name_of(named.pop())}
 
 
+def color_added(arguments: dict[str, Any], request: str) -> dict[str, Any] | None:
+    """``arguments`` with the one colour the ``request`` names, where the model set no
+    colour and did not switch the strip off: "make the strip white at half brightness"
+    came as ``brightness: 50`` alone, and the strip stayed cyan (fresh67). A request
+    that keeps a colour ("keep the teal") adds none; ``None``: as written."""
+    if "color" in arguments or arguments.get("on") is False or not arguments:
+        return None
+    said = _colors_said(request)
+    if len(said) != 1 or _KEEP.search(fold(request)):
+        return None
+    return {**arguments, "color": said.pop()}
+
+
 def switch_as_meant(arguments: dict[str, Any]) -> dict[str, Any] | None:
     """``{"off": true}`` as ``{"on": false}`` (and ``off: false`` as ``on: true``) where
     ``on`` is not given; ``None``: as written."""
@@ -376,7 +389,8 @@ def as_said(
     """The ``led`` tool's reread: for a request to undo, the strip as it was ``before()``
     its last change; off as on=false, an "off" colour with a brightness
     the request never calls off dropped, an effect or pixels the request does not name
-    dropped, a colour named in another language or the one CSS name said, a change to another colour
+    dropped, a colour named in another language or the one CSS name said (added where
+    none was written), a change to another colour
     than the one the ``current()`` strip shows, then a brightness named relative to its
     level, and one nobody said dropped (:mod:`edgeagent_led.unsaid`); or, for a request
     that names the strip (``named``) and only a level, that level alone."""
@@ -394,6 +408,7 @@ def as_said(
         whole = pixels_as_said(calm or arguments, request) or calm
         colored = color_as_said(whole or arguments, request) or whole
         colored = named_as_said(colored or arguments, request) or colored
+        colored = color_added(colored or arguments, request) or colored
         changed = change_as_said(colored or arguments, request, current=current) or colored
         level = brightness_as_said(
             changed or arguments, request, current=lambda: current().brightness

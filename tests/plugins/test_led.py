@@ -218,12 +218,13 @@ def test_a_colour_word_of_another_language_is_its_css_colour(
         ({"color": "blue"}, "Mets la bande en bleu ciel", {"color": "skyblue"}),
         # The brightness nobody said goes too (edgeagent_led.unsaid).
         ({"color": "purple", "brightness": 9}, "luce viola", {"color": "violet"}),
-        # Already that colour, none or two named, off, or no colour given: as written.
+        # Already that colour, none or two named, or off: as written.
         ({"color": "Purple"}, "para roxo", None),
         ({"color": "red"}, "make it red", None),
         ({"color": "blue"}, "von rot zu blau", None),
         ({"color": "off"}, "apaga o vermelho", None),
-        ({"brightness": 30}, "luz roja al 30", None),
+        # No colour given: the one named (fresh67; below).
+        ({"brightness": 30}, "luz roja al 30", {"brightness": 30, "color": "red"}),
         # An argument the tool lacks, for what it has: off is on=false.
         ({"off": True}, "apaga la luz", {"on": False}),
         ({"off": False, "color": "red"}, "rot bitte", {"on": True, "color": "red"}),
@@ -293,6 +294,16 @@ def test_a_colour_word_of_another_language_is_its_css_colour(
         ({"color": "red"}, "Ustaw lampę na zielony", {"color": "green"}),
         ({"color": "blue"}, "bleu ou vert foncé ?", None),  # two named: the model's reading
         ({"color": "red"}, "I rode home, now make it red", None),
+        # The one colour named, where the model wrote none (fresh67: the strip stayed cyan).
+        (
+            {"brightness": 50},
+            "make the strip white at half brightness",
+            {"brightness": 50, "color": "white"},
+        ),
+        ({"brightness": 40}, "Mach das Licht rot, 40 Prozent", {"brightness": 40, "color": "red"}),
+        ({"brightness": 90}, "bump the brightness to ninety but keep the teal", None),
+        ({"brightness": 40}, "set it to 40%", None),
+        ({"on": False}, "turn off the red light", None),
     ],
 )
 def test_a_colour_the_request_names_in_another_language_is_read_again(
