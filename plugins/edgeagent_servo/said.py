@@ -110,9 +110,16 @@ def position_as_said(arguments: dict[str, Any], request: str) -> dict[str, Any] 
         said = [
             float((m.group(1) or m.group(2)).replace(",", ".")) for m in _TO_NUMBER.finditer(folded)
         ]
+        if not said and _TO_THAT.search(folded):
+            return {_SIDES[name]: value}  # the model's number for the value named back
         return {_SIDES[name]: said[0]} if len(said) == 1 else None
     turns = {v: k for k, v in _SIDES.items()}
     return {turns[name]: value} if name in turns and onward else None
+
+
+_TO_THAT = re.compile(r"\b(?:to|at)\s+that\s+(?:angle|value|number|result|position)\b")
+"""A position named back: "what's 360 divided by 8", then "turn the camera to that angle,
+to the right", came as the turn ``right: 45`` (fresh67)."""
 
 
 def _back_toward(name: str, folded: str) -> bool:

@@ -405,6 +405,9 @@ def test_plugin_registers_tools_and_closes_the_backend() -> None:
         ({"back": 1}, "go back", None),
         # "to N" with a side is a position on that side; "more"/"further" a turn.
         ({"right": 40}, "pan the camera to 40 degrees right", {"right_of_center": 40}),
+        # A value named back, after "what's 360 divided by 8" (fresh67).
+        ({"right": 45}, "turn the camera to that angle, to the right", {"right_of_center": 45}),
+        ({"right": 45}, "turn the camera that much to the right", None),  # a turn
         ({"left": 35}, "Kamerayı sola 35 dereceye getir", {"left_of_center": 35}),  # Turkish
         ({"right": 15}, "Fordítsd a kamerát jobbra 15 fokra", {"right_of_center": 15}),
         ({"right": 25}, "Käännä kamera oikealle 25 asteeseen", {"right_of_center": 25}),
