@@ -128,6 +128,30 @@ def pattern_as_said(argv: list[str], request: str) -> list[str] | None:
     return [*argv[: operands[0]], word, *argv[operands[0] + 1 :]]
 
 
+_FILE_SAID = re.compile(r"(?<![\w./-])[\w-]+(?:/[\w-]+)*\.[A-Za-z]\w{1,4}\b")
+_JOINERS = re.compile(r"^(?:[\s.*]|in\b)+|(?:[\s.*]|\bin)+$")
+
+
+def glued_as_said(argv: list[str], request: str) -> list[str] | None:
+    """``argv`` of a ``grep`` given no file, whose pattern is a word the ``request``
+    says and a file it names written together, as that word searched in that file:
+    "does todo.md mention solder anywhere" came as the pattern ``solder.*todo.md``,
+    searched in nothing (fresh68); ``None``: as it is."""
+    if not argv or argv[0] != "grep":
+        return None
+    operands = [i for i, a in enumerate(argv[1:], 1) if not a.startswith("-")]
+    if len(operands) != 1:
+        return None
+    pattern = argv[operands[0]]
+    for path in _FILE_SAID.findall(request):
+        if path not in pattern or path == pattern:
+            continue
+        word = _JOINERS.sub("", pattern.replace(path, " "))
+        if word and fold(word) in fold(request):
+            return [*argv[: operands[0]], word, path, *argv[operands[0] + 1 :]]
+    return None
+
+
 def asks_a_count(request: str) -> bool:
     """Whether the ``request`` asks for a count ("how many lines", "count the words",
     "Combien de lignes"): what a ``wc`` answers."""
@@ -161,6 +185,7 @@ def command_as_said(arguments: dict[str, Any], request: str) -> dict[str, Any] |
         count_as_said(argv, request)
         or lines_unsaid(argv, request)
         or pattern_as_said(argv, request)
+        or glued_as_said(argv, request)
     )
     counted = unrooted_as_said(counted or argv, request) or counted
     return None if counted is None else {**arguments, "command": shlex.join(counted)}
@@ -179,6 +204,6 @@ def wrapped_as_said(template: str, arguments: list[str], request: str) -> list[s
         if rest.startswith("{arguments}")
         else None
     )
-    counted = counted or pattern_as_said(listed, request)
+    counted = counted or pattern_as_said(listed, request) or glued_as_said(listed, request)
     counted = unrooted_as_said(counted or [program, *arguments], request) or counted
     return None if counted is None else counted[1:]

@@ -480,6 +480,23 @@ def test_the_shell_tool_gives_head_no_number_of_lines_nobody_asked_for(tree: Pat
 @pytest.mark.parametrize(
     ("arguments", "request_", "read"),
     [
+        # fresh68: the pattern "solder.*todo.md", searched in nothing.
+        (["solder.*todo.md"], "does todo.md mention solder anywhere", ["solder", "todo.md"]),
+        (["milk in todo.md"], "is milk in todo.md?", ["milk", "todo.md"]),
+        (["solder", "todo.md"], "does todo.md mention solder", None),  # apart already
+        (["eggs.*todo.md"], "does todo.md mention solder", None),  # a word nobody said
+        (["todo.md"], "grep todo.md", None),
+    ],
+)
+def test_a_word_and_a_file_written_as_one_pattern_are_searched_apart(
+    tree: Path, arguments: list[str], request_: str, read: list[str] | None
+) -> None:
+    assert reread_wrapper(tree, "grep", list(arguments), request_) == read
+
+
+@pytest.mark.parametrize(
+    ("arguments", "request_", "read"),
+    [
         (["LED", "notes"], "and 'servo'?", ["servo", "notes"]),  # fresh59, a follow-up
         (["milk", "todo.md"], "what about solder?", ["solder", "todo.md"]),
         (["milk", "todo.md"], "und “header”?", ["header", "todo.md"]),
