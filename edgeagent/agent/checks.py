@@ -304,6 +304,20 @@ class SideChecks:
             for t in self.registry
         )
 
+    def names_another(self, calls: Sequence[ToolCall], request: str) -> bool:
+        """Whether the ``request`` names another tool's device or topic (its
+        :attr:`~edgeagent.tools.tool.Tool.named_in`) and not that of any of the
+        ``calls``' tools."""
+        called = {c.name for c in calls if c.name in self.registry}
+        for name in called:
+            named_in = self.registry.get(name).named_in
+            if named_in is not None and named_in(request):
+                return False
+        return any(
+            t.named_in is not None and t.name not in called and t.named_in(request)
+            for t in self.registry
+        )
+
     def made_up(self, calls: Sequence[ToolCall], *, said: str) -> str | None:
         """A question back when a call's argument that must be the user's own words
         (:attr:`~edgeagent.tools.tool.Tool.user_words`) holds what no user message said.

@@ -378,6 +378,13 @@ class Agent:
                     calls, request=conversation.request(), said=conversation.said()
                 )
             question = None if records else self.checks.made_up(calls, said=conversation.said())
+            if question is not None and self.check_target:
+                # "wat colour is the light at the moment?" came as the forecast for "your
+                # location" (fresh68): a request that names another tool's device is
+                # not asked for a place; the side questions judge the call.
+                question = (
+                    None if self.checks.names_another(calls, conversation.request()) else question
+                )
             if question is not None:
                 # Like a refusal, the exchange leaves no trace for the model to copy.
                 del messages[conversation.turn_starts()[-1] :]

@@ -729,6 +729,33 @@ def test_a_second_look_s_call_faces_what_its_tool_answers(prompt: str, asked: li
     assert sky.asked == asked
 
 
+class Room(Sky):
+    @tool(kind="act", title="the LED strip", answer=lambda r: f"The LED strip is now {r}.")
+    def led(self, color: str) -> str:
+        """Set the LED strip colour."""
+        return color
+
+
+@pytest.mark.parametrize(
+    ("prompt", "asked_back"),
+    [
+        # fresh68: a question about the light came as the forecast for "your location",
+        # and was asked "Which location do you mean?"; the side questions refuse it.
+        ("wat colour is the light at the moment?", False),
+        ("will it rain tomorrow?", True),  # the forecast named: its place is asked for
+    ],
+)
+def test_a_made_up_place_is_asked_for_only_where_no_other_device_is_named(
+    prompt: str, asked_back: bool
+) -> None:
+    room = Room()
+    model = Model(said=fence("weather", location="your location"), forced="", side="no")
+    named = {"weather": names_the_weather, "led": lambda r: "light" in r}
+    answer = run_turn(agent_for(model, room, recheck=None, named=named), prompt)[-1]
+    assert isinstance(answer, FinalAnswer) and room.asked == []
+    assert answer.text.startswith("Which location do you mean?") is asked_back
+
+
 class Clock(Sky):
     @tool(title="How long the system has been up")
     def uptime(self) -> str:
