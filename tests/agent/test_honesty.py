@@ -7,6 +7,7 @@ import asyncio
 import dataclasses
 import json
 import re
+from collections.abc import Callable
 from typing import Annotated, Any
 
 import pytest
@@ -25,7 +26,7 @@ from edgeagent.tools import make_tool, tool, tools_from
 from edgeagent.tools.calls import get_call_format
 from edgeagent.tools.executor import ToolExecutor
 from edgeagent.tools.registry import ToolRegistry
-from edgeagent.tools.tool import USER_WORDS, NamedIn, SaidIn, ToolResult
+from edgeagent.tools.tool import USER_WORDS, NamedIn, SaidIn, Tool, ToolResult
 from edgeagent.tools.words import named_place, written_otherwise
 from tests.agent.scripted_agent import run_turn
 from tests.agent.stub_llm import StubLLM
@@ -973,33 +974,23 @@ def test_no_read_tool_runs_instead_when_none_or_two_fit() -> None:
         assert answer.text == "I can't do that here: free is for Free memory, not for this."
 
 
-def test_a_refused_call_gives_way_only_to_a_tool_that_runs_the_same_one() -> None:
-    # "and after twelve hours?" sent to math, refused by its title, ran the shell's
-    # uptime wrapper, which the instead question said fits.
+@pytest.mark.parametrize(
+    "other",
+    [
+        # "and after twelve hours?" sent to math, refused by its title, ran the shell's
+        # uptime wrapper, which the instead question said fits.
+        lambda t: dataclasses.replace(t, extra={"wrapped": "shell"}),
+        # "is that warm for them this time of year?" after a forecast, sent to math and
+        # refused, read the LED strip's state, another plugin's tool (fresh69).
+        lambda t: t.with_plugin("other"),
+    ],
+    ids=["runs another tool", "of another plugin"],
+)
+def test_a_refused_call_gives_way_only_to_a_tool_that_runs_the_same_one(
+    other: Callable[[Tool], Tool],
+) -> None:
     _, engine, machine = machine_agent({"Free memory": "no", "Disk space": "yes"})
-    tools = [
-        dataclasses.replace(t, extra={"wrapped": "shell"}) if t.name == "df" else t
-        for t in tools_from(machine, plugin="test")
-    ]
-    agent = Agent(
-        llm=InProcessLLM(engine),
-        executor=ToolExecutor(ToolRegistry(tools)),
-        call_format=get_call_format("fence"),
-        system_prompt="sys",
-        check_target=True,
-    )
-    answer = final(run_turn(agent, DISK))
-    assert machine.ran == []
-    assert answer.text == "I can't do that here: free is for Free memory, not for this."
-
-
-def test_a_refused_call_gives_way_only_to_a_tool_of_its_own_plugin() -> None:
-    # "is that warm for them this time of year?" after a forecast, sent to math and
-    # refused, read the LED strip's state, another plugin's tool (fresh69).
-    _, engine, machine = machine_agent({"Free memory": "no", "Disk space": "yes"})
-    tools = [
-        t.with_plugin("other") if t.name == "df" else t for t in tools_from(machine, plugin="test")
-    ]
+    tools = [other(t) if t.name == "df" else t for t in tools_from(machine, plugin="test")]
     agent = Agent(
         llm=InProcessLLM(engine),
         executor=ToolExecutor(ToolRegistry(tools)),
