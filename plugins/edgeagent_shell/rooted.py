@@ -11,7 +11,7 @@ The model also invents where a file lives: "cat the todo list" came as ``ls
 shell turns of the blind sets, each refused as outside the allowed directories). A path
 outside them whose file name is exactly one file inside them (:func:`~edgeagent_shell.
 hints.mend_paths`: by name, or loosely by stem or type) is read as that file, and the
-answer says so; any other stays refused. Nothing outside is read or looked at.
+answer says so; any other stays refused. Nothing outside the roots is read.
 """
 
 from __future__ import annotations
