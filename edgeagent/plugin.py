@@ -74,7 +74,7 @@ from edgeagent.tools.tool import (
     tool,
     tools_from,
 )
-from edgeagent.tools.words import fold, one_slip, plain
+from edgeagent.tools.words import files_named, fold, one_slip, plain
 
 __all__ = [
     "BUSY_WAIT_S",
@@ -108,6 +108,7 @@ __all__ = [
     "WrapHandler",
     "WrapReread",
     "board_model",
+    "files_named",
     "fold",
     "hookimpl",
     "is_raspberry_pi",

@@ -102,7 +102,7 @@ def names_file(path: str, request: str) -> bool:
     return stem in words or stem in {a + b for a, b in itertools.pairwise(words)}
 
 
-_A_FILE = re.compile(r"(?<![\w.])[\w-]+\.[A-Za-z]\w{1,4}\b(?!\.\w)")
+_A_FILE = re.compile(r"(?<![\w.])(?:[\w-]+/)*[\w-]+\.[A-Za-z]\w{1,4}\b(?!\.\w)")
 _PATH = re.compile(r"[\w./-]*\w\.[a-z]\w*|[\w.-]*/[\w./-]*")
 
 
@@ -116,6 +116,12 @@ def names_a_file(request: str) -> bool:
     """Whether ``request`` names a file by its whole name, extension and all
     ("notes.txt", "logs/app.log"); "e.g." and "3.14" are none."""
     return bool(_A_FILE.search(request))
+
+
+def files_named(request: str) -> list[str]:
+    """The files ``request`` names by their whole names, folders and all, in order
+    ("logs/app.log", "notes.txt"): what :func:`names_a_file` finds."""
+    return _A_FILE.findall(request)
 
 
 _NAME_AFTER = re.compile(

@@ -19,7 +19,7 @@ import re
 import shlex
 from typing import Any
 
-from edgeagent.plugin import AskedIn, fold
+from edgeagent.plugin import AskedIn, files_named, fold
 from edgeagent_shell.rooted import unrooted_as_said
 
 COUNTS = {
@@ -128,7 +128,6 @@ def pattern_as_said(argv: list[str], request: str) -> list[str] | None:
     return [*argv[: operands[0]], word, *argv[operands[0] + 1 :]]
 
 
-_FILE_SAID = re.compile(r"(?<![\w./-])[\w-]+(?:/[\w-]+)*\.[A-Za-z]\w{1,4}\b")
 _JOINERS = re.compile(r"^(?:[\s.*]|in\b)+|(?:[\s.*]|\bin)+$")
 
 
@@ -143,7 +142,7 @@ def glued_as_said(argv: list[str], request: str) -> list[str] | None:
     if len(operands) != 1:
         return None
     pattern = argv[operands[0]]
-    for path in _FILE_SAID.findall(request):
+    for path in files_named(request):
         if path not in pattern or path == pattern:
             continue
         word = _JOINERS.sub("", pattern.replace(path, " "))
