@@ -108,7 +108,8 @@ def position_as_said(arguments: dict[str, Any], request: str) -> dict[str, Any] 
         value, onward = -value, True
     if name in _SIDES and not onward:
         said = [
-            float((m.group(1) or m.group(2)).replace(",", ".")) for m in _TO_NUMBER.finditer(folded)
+            float(next(g for g in m.groups() if g).replace(",", "."))
+            for m in _TO_NUMBER.finditer(folded)
         ]
         if not said and _TO_THAT.search(folded):
             return {_SIDES[name]: value}  # the model's number for the value named back

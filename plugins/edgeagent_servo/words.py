@@ -64,10 +64,14 @@ _BACK = re.compile(
 # Polish "na 40"; Swedish "till 40", "på 40"; "hasta 40", "fino a 40", "até 40", "bis 40";
 # Romanian "la 40", Greek "στις 40"; and after the number, Turkish "40 dereceye", Hungarian
 # "40 fokra", Finnish "40 asteeseen" ("Kamerayı 20 dereceye çevir" ran as a turn; fresh39).
+# The Romance "a" is "to" only before degrees: "a 45 gradi a destra", "a 45 grados", "à 45
+# degrés", "a 45 graus" (Italian "a 45 gradi a destra" ran as a turn; fresh71); a turn
+# says "di", "de" or nothing ("gira di 45 gradi", "tourne de 45 degrés").
 _TO_NUMBER = re.compile(
     r"\b(?:to|at|fac(?:e|ing)|auf|sur|para|posicao\s+de|posicion\s+de|posizione\s+di|"
     r"position(?:\s+of)?|op|naar|na|till|pa|hasta|fino\s+a|ate|bis(?:\s+auf)?|la|στις|στο)"
     r"\s+(\d+(?:[.,]\d+)?)|\b(\d+(?:[.,]\d+)?)\s*(?:°\s*)?(?:derece(?:ye|ya)|fokra|asteeseen)\b"
+    r"|\ba\s+(\d+(?:[.,]\d+)?)\s*(?:°\s*)?(?:gradi|grados|degres|graus)\b"
 )
 # Onward: "further", "weiter(e)", "encore", "ancora", "altri", "otros", "mais"; Dutch
 # "verder", "nog"; Polish "jeszcze", "dalej"; Swedish "ytterligare", "längre". And from

@@ -409,6 +409,12 @@ def test_plugin_registers_tools_and_closes_the_backend() -> None:
         ({"right": 45}, "turn the camera to that angle, to the right", {"right_of_center": 45}),
         ({"right": 45}, "turn the camera that much to the right", None),  # a turn
         ({"left": 35}, "Kamerayı sola 35 dereceye getir", {"left_of_center": 35}),  # Turkish
+        # The Romance "a" before degrees (fresh71 "a 45 gradi a destra" ran as a turn).
+        ({"right": 45}, "gira la camera a 45 gradi a destra", {"right_of_center": 45}),
+        ({"left": 30}, "pon la cámara a 30 grados a la izquierda", {"left_of_center": 30}),
+        ({"right": 20}, "tourne la caméra à 20 degrés à droite", {"right_of_center": 20}),
+        ({"right": 45}, "gira la camera di 45 gradi a destra", None),  # a turn
+        ({"left": 30}, "gira la cámara 30 grados a la izquierda", None),  # a turn
         ({"right": 15}, "Fordítsd a kamerát jobbra 15 fokra", {"right_of_center": 15}),
         ({"right": 25}, "Käännä kamera oikealle 25 asteeseen", {"right_of_center": 25}),
         ({"left": 10}, "Rotește camera la stânga la 10 grade", {"left_of_center": 10}),
