@@ -32,6 +32,7 @@ from edgeagent.agent.honesty import (
     YES_NO,
     calculation_question,
     capability_question,
+    kind_question,
     reader_question,
     target_question,
 )
@@ -164,6 +165,15 @@ class SideChecks:
                     f"I can't do that here: {tool.name} is for {tool.title}, not for this.",
                     off_topic=True,
                 )
+            known = f"{said or prompt}\n{earlier[1]}"
+            if not acts and self.heard.from_memory(call, prompt, known=known):
+                kind = await self.ask(kind_question(prompt, tool.given_otherwise), session=session)
+                log.info("%s, numbers nobody gave: %s? %r", call.name, tool.given_otherwise, kind)
+                if kind == "no":
+                    return Refusal(
+                        f"I can't do that here: {tool.name} is for {tool.title}, not for this.",
+                        off_topic=True,
+                    )
             topic = tool.title or tool.description
             named = None if acts else file_named(call, prompt)
             if named is not None:

@@ -16,6 +16,7 @@ from collections.abc import Callable, Sequence
 from typing import Any
 
 from edgeagent.agent.carried import leaves, number, numbers_in
+from edgeagent.agent.honesty import NUMBER
 from edgeagent.tools.executor import ToolCall
 from edgeagent.tools.registry import ToolRegistry
 from edgeagent.tools.words import FILE_SUFFIX, fold, one_slip, plain
@@ -125,6 +126,29 @@ class Heard:
             return False
 
         return unheard
+
+    def from_memory(self, call: ToolCall, request: str, *, known: str) -> bool:
+        """Whether ``call``'s read tool, which says when a request gives its values
+        (:attr:`~edgeagent.tools.tool.Tool.given_in`), is called for a ``request`` that
+        gives none with numbers (0 and 1 aside) of which nothing ``known`` holds any
+        (what the user said, and the turn a follow-up goes on from): it works on what
+        the model knows. "how many planets are in the solar system?" came as ``50 *
+        3`` (fresh72). One earlier number makes it a follow-up: "and for a week of
+        that?" as ``405 * 7``."""
+        tool = self.registry.get(call.name) if call.name in self.registry else None
+        if tool is None or tool.given_in is None or not tool.given_otherwise:
+            return False
+        if tool.given_in(request):
+            return False
+        told = numbers_in(known)
+        written = [
+            number(n)
+            for leaf in leaves(call.arguments)
+            if isinstance(leaf, str | int | float) and not isinstance(leaf, bool)
+            for n in NUMBER.findall(str(leaf))
+        ]
+        worked = [n for n in written if n not in ("0", "1")]
+        return bool(worked) and not any(n in told for n in worked)
 
     def _read_from(self, name: str, request: str) -> list[Any]:
         """The values tool ``name`` reads from ``request`` by itself (its ``reread`` of

@@ -424,6 +424,19 @@ def target_question(prompt: str, device: str) -> str:
     return f'Request: "{prompt}"\nIs this request about {device}? Answer yes or no.'
 
 
+def kind_question(prompt: str, kind: str) -> str:
+    """Whether a request is of one ``kind`` ("a unit conversion"), asked alone of a
+    read call that works on numbers nobody gave (:attr:`~edgeagent.tools.tool.Tool.
+    given_in`). Measured on Qwen2.5-Coder-1.5B with requests written for it, none in
+    bench/prompts/ (bench/math_given.py): "Is this a unit conversion?" said yes to 12
+    of 12 conversions that give no number ("how many minutes in a day?") and to 2 of 20
+    questions of fact (both "... in fahrenheit"); "Is this request about a unit
+    conversion?" to 5 of the 20; "Does this request give the numbers to calculate
+    with?", "Is this a question of general knowledge?" and "Is the answer a fact to
+    look up?" said yes to all 32."""
+    return f'Request: "{prompt}"\nIs this {kind}? Answer yes or no.'
+
+
 def capability_question(prompt: str, device: str) -> str:
     """The second question before an acting call, asked only after a "yes" to
     :func:`target_question`. Measured alone (bench/side_questions.py, requests written

@@ -48,6 +48,8 @@ AimedIn = Callable[[str], bool]
 UndoneIn = Callable[[str], bool]
 """Whether a request asks an acting tool's device to undo its last change (see
 :attr:`Tool.undone_in`)."""
+GivenIn = Callable[[str], bool]
+"""Whether a request gives the values a read tool works on (see :attr:`Tool.given_in`)."""
 WrapAsked = Callable[[str], "AskedIn | None"]
 """The :attr:`Tool.asked_in` of a ``.tool`` wrapper of a command ``template``, or
 ``None`` where it answers whatever its topic question says (see
@@ -181,6 +183,18 @@ class Tool:
     (:attr:`user_words`) asks it only of a call that carries them all from an earlier
     turn: the weather's, "guess i'm packing a raincoat then" after a forecast came as
     that forecast again."""
+    given_in: GivenIn | None = None
+    """Whether a request gives the values this titled read tool works on (math: a
+    number, in digits or words): a call holding a number that nothing in the
+    conversation said, for a request that gives none, works on what the model knows,
+    and runs only where the model, asked alone, says the request is
+    :attr:`given_otherwise` (:meth:`~edgeagent.agent.checks.SideChecks.off_target`).
+    "how many planets are in the solar system?" came as ``math`` with ``50 * 3``, and
+    the topic question said yes (fresh72); "how many seconds are in a week" is a unit
+    conversion."""
+    given_otherwise: str = ""
+    """What a request that gives no values may still ask of this tool (math: "a unit
+    conversion"); see :attr:`given_in`."""
     reread_wrapped: WrapReread | None = None
     """A wrappable tool's :attr:`reread` for the ``.tool`` files that wrap it, which
     see only their argument list (the shell: ``wc`` asked for lines runs ``wc -l``)."""

@@ -10,6 +10,7 @@ from pydantic import Field
 
 from edgeagent.plugin import PluginContext, Register, ToolResult, hookimpl, make_tool, tool
 from edgeagent_math.evaluator import MAX_EXPRESSION_CHARS, evaluate, tidy
+from edgeagent_math.given import gives_numbers
 from edgeagent_math.named import names_a_calculation
 from edgeagent_math.notation import bare
 from edgeagent_math.recall import with_earlier
@@ -49,6 +50,16 @@ def register_tools(register: Register, context: PluginContext) -> None:
     # "68 fahrenheit to celsius" written as 68 - 32 * 5 / 9, "12.5% of 2048" as
     # 12.5 * 2048 (edgeagent_math.said);
     # "minus six?" after 56 written as ans - 6 (edgeagent_math.recall); "what's 25
-    # times 4" names a calculation, and is not asked whether it is one (.named).
+    # times 4" names a calculation, and is not asked whether it is one (.named); "how
+    # many planets are there?" gives no number to work on (.given).
     tool = make_tool(calculate, plugin="math")
-    register(replace(tool, reread=as_said, recall=with_earlier, named_in=names_a_calculation))
+    register(
+        replace(
+            tool,
+            reread=as_said,
+            recall=with_earlier,
+            named_in=names_a_calculation,
+            given_in=gives_numbers,
+            given_otherwise="a unit conversion",
+        )
+    )
