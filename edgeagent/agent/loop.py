@@ -28,6 +28,7 @@ from edgeagent.agent.checks import NO_DEVICE, SideChecks
 from edgeagent.agent.context import Conversation, as_read, fit_context
 from edgeagent.agent.decline import NAME as DECLINE
 from edgeagent.agent.decline import decline_answer
+from edgeagent.agent.english import in_english
 from edgeagent.agent.events import (
     ErrorEvent,
     Event,
@@ -407,6 +408,10 @@ class Agent:
                     yield FinalAnswer(checked_calls, tool_calls=records, steps=step)
                     return
                 calls = checked_calls
+            # A place written in another script, in English where its tool wants it so.
+            calls = await in_english(
+                calls, llm=self.llm, registry=self.executor.registry, session=conversation.id
+            )
             if step == self.max_steps:
                 wanted = ", ".join(describe_call(c) for c in calls) or "a malformed tool call"
                 yield ErrorEvent(

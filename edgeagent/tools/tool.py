@@ -195,6 +195,11 @@ class Tool:
     given_otherwise: str = ""
     """What a request that gives no values may still ask of this tool (math: "a unit
     conversion"); see :attr:`given_in`."""
+    in_english: tuple[str, ...] = ()
+    """The parameters whose values this tool's service finds best in English (the
+    weather's ``location``: Open-Meteo ranks villages called "北京" above Beijing): a
+    value written in another script is given as the model's English name for it, where
+    that is how it reads (:mod:`edgeagent.agent.english`)."""
     reread_wrapped: WrapReread | None = None
     """A wrappable tool's :attr:`reread` for the ``.tool`` files that wrap it, which
     see only their argument list (the shell: ``wc`` asked for lines runs ``wc -l``)."""

@@ -177,8 +177,8 @@ def written_otherwise(name: str, request: str) -> bool:
     Japanese names in kanji read otherwise (東京 as "DongJing") and stay unread. Where
     the request names no place ("明日の天気は？"), the model's "Tokyo" or "Oslo" shares
     no start with it."""
-    starts = {w[:SCRIPT_PREFIX] for w in plain(name).split() if len(w) >= SCRIPT_PREFIX}
-    if not starts or not plain(name).isascii():
+    starts = _starts(name)
+    if not starts:
         return False
     for match in _OTHER_SCRIPT.finditer(request):
         word = match.group(0)
@@ -187,10 +187,36 @@ def written_otherwise(name: str, request: str) -> bool:
         )
         if _CASED.match(word) and (not word[:1].isupper() or first):
             continue  # "Будет ли дождь?" is no Budapest
-        for part in re.split(r"[-'’]", word):
-            # Each letter on: a name inside a run of Chinese or Japanese ("北京明天").
-            for i in range(len(part) if not _CASED.match(part) else 1):
-                read = plain(anyascii(part[i:])).replace(" ", "")
-                if read[:SCRIPT_PREFIX] in starts:
-                    return True
+        if _reads_as(starts, word):
+            return True
+    return False
+
+
+def transliterates(name: str, written: str) -> bool:
+    """Whether ``name``, in Latin letters, is how ``written``, a name in another script,
+    reads (as :func:`written_otherwise` judges a word): "Beijing" for 北京, "Moscow" for
+    Москва, "Seoul" for 서울; not "Osaka" for 大阪, whose kanji read as Chinese."""
+    starts = _starts(name)
+    return bool(starts) and any(
+        _reads_as(starts, m.group(0)) for m in _OTHER_SCRIPT.finditer(written)
+    )
+
+
+def _starts(name: str) -> set[str]:
+    """The first :data:`SCRIPT_PREFIX` letters of each word of ``name``; none where a
+    letter is not Latin."""
+    if not plain(name).isascii():
+        return set()
+    return {w[:SCRIPT_PREFIX] for w in plain(name).split() if len(w) >= SCRIPT_PREFIX}
+
+
+def _reads_as(starts: set[str], word: str) -> bool:
+    """Whether ``word``, in another script, transliterated (``anyascii``), starts as
+    one of ``starts``; from each letter on in a script without capitals: a name inside
+    a run of Chinese or Japanese ("北京明天")."""
+    for part in re.split(r"[-'’]", word):
+        for i in range(len(part) if not _CASED.match(part) else 1):
+            read = plain(anyascii(part[i:])).replace(" ", "")
+            if read[:SCRIPT_PREFIX] in starts:
+                return True
     return False

@@ -176,6 +176,8 @@ class OpenMeteo:
             # "guess i'm packing a raincoat then" came as the last forecast again.
             asked_in=asks_a_forecast,
             named_in=names_the_weather,
+            # "北京" finds villages of that name before the capital (edgeagent.agent.english).
+            in_english=("location",),
         )
 
     def reread(self, arguments: dict[str, Any], request: str) -> dict[str, Any] | None:
