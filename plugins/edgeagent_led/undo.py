@@ -32,7 +32,11 @@ _UNDO = re.compile(
     r"|\b(?:change|switch|set|put|turn)\s+(?:it|them|that|the\s+(?:\w+\s+)?(?:colou?r|lights?|"
     r"lamps?|strip|brightness))\s+back\b(?!\s+(?:on|off|up|down)\b)"
     r"|\b(?:previous|earlier|former|prior|old)\s+(?:colou?rs?|settings?|state|brightness|"
-    r"look|one|level)\b"
+    r"look|level)\b"
+    # "the old one" is a thing ("the old one broke last week" ran as an undo; fresh74),
+    # unless it is gone back to: "back to the previous one", "use the old one again".
+    r"|\b(?:back\s+to|to|use|restore|bring\s+back)\s+(?:the\s+|that\s+)?"
+    r"(?:previous|earlier|former|prior|old)\s+one\b"
     # German: "wie vorher", "mach das rückgängig", "die vorherige Farbe"
     r"|\bwie\s+(?:vorher|zuvor|davor|es\s+war|sie\s+war(?:en)?)\b|\bruckgangig\b|\bvorherige"
     # French: "comme avant", "annule ça", "la couleur précédente"

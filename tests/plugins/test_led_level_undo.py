@@ -123,6 +123,8 @@ GREEN_AT_90 = {"on": True, "color": "green", "brightness": 90}
         "rimetti la luce com'era",
         "annulla l'ultima modifica",
         "deixa a luz como estava",
+        "go back to the previous one",
+        "nah, use the old one",
     ],
 )
 def test_a_request_to_undo_is_the_state_before_the_last_change(request_: str) -> None:
@@ -201,6 +203,8 @@ def test_an_undo_to_pixels_of_several_colours_is_left_to_the_model() -> None:
         ("wie vorher bitte", True),
         ("turn it back on", False),
         ("make it blue", False),
+        ("haha yeah the old one broke last week", False),  # fresh74: a thing, no undo
+        ("the previous one was from ikea", False),
     ],
 )
 def test_the_strip_reads_an_undo(request_: str, undoes: bool) -> None:
