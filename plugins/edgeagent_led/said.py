@@ -284,6 +284,39 @@ def named_as_said(arguments: dict[str, Any], request: str) -> dict[str, Any] | N
     return {**arguments, "color": name_of(named.pop())}
 
 
+_SHADE = re.compile(
+    r"\b(?:light(?:er)?|dark(?:er)?|pale(?:r)?|deep(?:er)?|soft(?:er)?|warm(?:er)?|"
+    r"cool(?:er)?|bright(?:er)?|dim(?:mer)?|shade|tint|tone|hint|touch|bit|slightly|"
+    r"more|less|mix|between|\w+ish|(?<=-)ish|hell(?:er)?|dunkel(?:er)?|clair|fonce|claro|oscuro|"
+    r"chiaro|scuro|licht|donker|jasn\w*|ciemn\w*|ljus|mork)\b"
+)
+"""A shade of a colour, said ("a lighter blue", "purple-ish", "hellblau"): its
+``#rrggbb`` is the model's, not the name's."""
+
+
+def hex_as_named(arguments: dict[str, Any], request: str) -> dict[str, Any] | None:
+    """``arguments`` with the one colour the ``request`` names, where the model wrote
+    another as ``#rrggbb`` that the request does not write, and the request says no
+    shade of it (:data:`_SHADE`): "turn the strip on and make it lavender" came as
+    ``#e699ff`` (lavender is ``#e6e6fa``; fresh74); ``None``: as written."""
+    color = arguments.get("color")
+    if not isinstance(color, str) or not color.startswith("#"):
+        return None
+    folded = fold(request)
+    if color.lstrip("#").lower() in folded or _SHADE.search(folded):
+        return None
+    said = _colors_said(request)
+    if len(said) != 1:
+        return None
+    (name,) = said
+    try:
+        if to_hex(color) == to_hex(name):
+            return None
+    except ToolArgumentError:
+        pass  # not a colour at all: the one said is what was meant
+    return {**arguments, "color": name}
+
+
 def color_added(arguments: dict[str, Any], request: str) -> dict[str, Any] | None:
     """``arguments`` with the one colour the ``request`` names, where the model set no
     colour and did not switch the strip off: "make the strip white at half brightness"
@@ -408,6 +441,7 @@ def as_said(
         whole = pixels_as_said(calm or arguments, request) or calm
         colored = color_as_said(whole or arguments, request) or whole
         colored = named_as_said(colored or arguments, request) or colored
+        colored = hex_as_named(colored or arguments, request) or colored
         colored = color_added(colored or arguments, request) or colored
         changed = change_as_said(colored or arguments, request, current=current) or colored
         level = brightness_as_said(

@@ -939,3 +939,28 @@ def test_an_end_named_without_a_level_written_is_that_end(
     arguments: dict[str, Any], request_: str, read: dict[str, Any] | None
 ) -> None:
     assert reread(edgeagent_led, "led", arguments, request_) == read
+
+
+@pytest.mark.parametrize(
+    ("arguments", "request_", "color"),
+    [
+        # fresh74: lavender is #e6e6fa, and the strip showed #e699ff.
+        (
+            {"on": True, "color": "#e699ff"},
+            "fine. turn the strip on and make it lavender",
+            "lavender",
+        ),
+        ({"color": "#0000ff"}, "hellblau bitte", "lightblue"),  # the name, in German
+        # The hex the request writes, a shade it asks for, or the name's own hex: as written.
+        ({"color": "#ff8800"}, "set the leds to hex ff8800", "#ff8800"),
+        ({"color": "#add8e6"}, "a lighter shade of blue", "#add8e6"),
+        ({"color": "#9370db"}, "purple-ish please", "#9370db"),
+        ({"color": "#ff7f50"}, "make them coral", "#ff7f50"),
+        ({"color": "#ff0000"}, "make the lights feel like a Tuesday", "#ff0000"),
+    ],
+)
+def test_a_hex_the_model_wrote_for_the_one_colour_named_is_that_colour(
+    arguments: dict[str, Any], request_: str, color: str
+) -> None:
+    read = reread_on_a_purple_strip(arguments, request_)
+    assert (read or arguments)["color"] == color
