@@ -8,8 +8,10 @@ where a JSON value ends inside free text and decode it forgivingly; the call par
 
 from __future__ import annotations
 
+import ast
 import json
 import math
+import re
 from typing import Any
 
 _CLOSERS = {"{": "}", "[": "]"}
@@ -48,6 +50,41 @@ def json_end(text: str, start: int) -> int | None:
                 return i + 1
         i += 1
     return None
+
+
+_SUM = re.compile(r"[-(]*\s*\d+(?:\.\d+)?(?:\s*\)*\s*[-+*/]\s*[-(]*\s*\d+(?:\.\d+)?)+\s*\)*")
+"""Numbers between operators, in parentheses or not: ``128 / 4``, ``(40 + 20) * 2``."""
+_AFTER_VALUE = re.compile(r"\s*(?:[,}\]]|$)")
+
+
+def _worked_out(raw: str, i: int) -> tuple[str, int] | None:
+    """The value of a sum written where a JSON value goes (``{"brightness": 128 / 4}``,
+    fresh74, is ``32``), and the index past it; ``None`` for anything else. The model
+    meant the value: the call came so for "a quarter of that number"."""
+    found = _SUM.match(raw, i)
+    if found is None or not _AFTER_VALUE.match(raw, found.end()):
+        return None
+    try:
+        value = _arithmetic(ast.parse(found.group(0).strip(), mode="eval").body)
+    except (SyntaxError, ValueError, ZeroDivisionError, OverflowError):
+        return None
+    if not math.isfinite(value):
+        return None
+    return (str(int(value)) if value.is_integer() else repr(value)), found.end()
+
+
+def _arithmetic(node: ast.expr) -> float:
+    """The value of a syntax tree of numbers and ``+ - * /`` only."""
+    if isinstance(node, ast.Constant) and isinstance(node.value, int | float):
+        return float(node.value)
+    if isinstance(node, ast.UnaryOp) and isinstance(node.op, ast.USub):
+        return -_arithmetic(node.operand)
+    operators = {ast.Add: float.__add__, ast.Sub: float.__sub__, ast.Mult: float.__mul__}
+    if isinstance(node, ast.BinOp) and type(node.op) in operators:
+        return operators[type(node.op)](_arithmetic(node.left), _arithmetic(node.right))
+    if isinstance(node, ast.BinOp) and isinstance(node.op, ast.Div):
+        return _arithmetic(node.left) / _arithmetic(node.right)
+    raise ValueError("not a sum of numbers")
 
 
 def _value_position(text: str, i: int) -> bool:
@@ -93,6 +130,14 @@ def _normalise(raw: str, *, close: bool) -> str:
             if stack:
                 stack.pop()
             out.append(ch)
+        elif (
+            (ch.isdigit() or ch in "(-.")
+            and _value_position(raw, i)
+            and (worked := _worked_out(raw, i))
+        ):
+            number, i = worked
+            out.append(number)
+            continue
         elif ch.isalpha():
             j = i
             while j < n and (raw[j].isalnum() or raw[j] == "_"):

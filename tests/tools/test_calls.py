@@ -135,6 +135,28 @@ def test_a_fenced_call_without_arguments() -> None:
     assert get_call_format("fence").parse('{"name": "Ada"}').calls == []
 
 
+@pytest.mark.parametrize(
+    ("written", "value"),
+    [
+        ("128 / 4", 32),  # "set the strip brightness to a quarter of that number" (fresh74)
+        ("-30 + 10", -20),
+        ("(40 + 20) * 2", 120),
+        ("2.5 * 3", 7.5),
+    ],
+)
+def test_a_sum_written_as_an_arguments_value_is_its_value(written: str, value: float) -> None:
+    raw = f'```json\n{{"name": "led", "arguments": {{"brightness": {written}}}}}\n```'
+    assert get_call_format("fence").parse(raw).calls == [ToolCall("led", {"brightness": value})]
+
+
+def test_a_sum_inside_a_string_or_one_that_cannot_be_worked_out_is_left_alone() -> None:
+    fence = get_call_format("fence")
+    raw = '```json\n{"name": "math", "arguments": {"expression": "128 / 4"}}\n```'
+    assert fence.parse(raw).calls == [ToolCall("math", {"expression": "128 / 4"})]
+    broken = fence.parse('```json\n{"name": "led", "arguments": {"brightness": 5 / 0}}\n```')
+    assert broken.calls == [] and broken.errors
+
+
 @pytest.mark.parametrize("fmt", ["json", "fence", "xml"])
 @pytest.mark.parametrize("depth", [40, 900, 1500])
 def test_arguments_nested_too_deep_are_a_parse_error_not_a_crash(fmt: str, depth: int) -> None:
