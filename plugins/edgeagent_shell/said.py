@@ -151,6 +151,38 @@ def glued_as_said(argv: list[str], request: str) -> list[str] | None:
     return None
 
 
+def piped_as_said(argv: list[str], request: str) -> list[str] | None:
+    """``argv`` of a ``grep`` written as a pipeline of words ("todo.md | grep milk",
+    "cat notes.txt | grep servo | wc -l"), which runs as no pipeline, as the one word
+    the ``request`` says searched in the files it names: "how many lines in todo.md
+    mention milk" came as the pattern ``todo.md`` searched in ``|``, ``grep`` and
+    ``milk`` (fresh74); ``None``: as it is."""
+    if not argv or argv[0] != "grep" or "|" not in argv:
+        return None
+    named = set(files_named(request))
+    options: list[str] = []
+    words: list[str] = []
+    segments: list[list[str]] = [[]]
+    for word in argv[1:]:
+        if word == "|":
+            segments.append([])
+        else:
+            segments[-1].append(word)
+    for n, segment in enumerate(segments):
+        program = "grep" if n == 0 else (segment[:1] or [""])[0]
+        if segment[:1] and segment[0] in ("cat", "grep"):
+            program, segment = segment[0], segment[1:]
+        if program == "grep":
+            options += [w for w in segment if w.startswith("-")]
+        if program in ("grep", "cat"):
+            words += [w for w in segment if not w.startswith("-")]
+    files = [w for w in words if w in named]
+    patterns = [w for w in words if w not in named]
+    if len(patterns) != 1 or not files or fold(patterns[0]) not in fold(request):
+        return None
+    return ["grep", *options, patterns[0], *files]
+
+
 def asks_a_count(request: str) -> bool:
     """Whether the ``request`` asks for a count ("how many lines", "count the words",
     "Combien de lignes"): what a ``wc`` answers."""
@@ -203,6 +235,11 @@ def wrapped_as_said(template: str, arguments: list[str], request: str) -> list[s
         if rest.startswith("{arguments}")
         else None
     )
-    counted = counted or pattern_as_said(listed, request) or glued_as_said(listed, request)
+    counted = (
+        counted
+        or piped_as_said(listed, request)
+        or pattern_as_said(listed, request)
+        or glued_as_said(listed, request)
+    )
     counted = unrooted_as_said(counted or [program, *arguments], request) or counted
     return None if counted is None else counted[1:]

@@ -497,6 +497,30 @@ def test_a_word_and_a_file_written_as_one_pattern_are_searched_apart(
 @pytest.mark.parametrize(
     ("arguments", "request_", "read"),
     [
+        # fresh74: "todo.md" searched in "|", "grep" and "milk".
+        (
+            ["todo.md", "|", "grep", "milk"],
+            "how many lines in todo.md mention milk",
+            ["milk", "todo.md"],
+        ),
+        (
+            ["cat", "notes.txt", "|", "grep", "-i", "servo", "|", "wc", "-l"],
+            "does notes.txt mention the servo",
+            ["-i", "servo", "notes.txt"],
+        ),
+        (["todo.md", "|", "grep", "eggs"], "does todo.md mention milk", None),  # unsaid
+        (["todo.md", "|", "grep", "milk"], "does my list mention milk", None),  # no file named
+    ],
+)
+def test_a_grep_written_as_a_pipeline_searches_the_word_said_in_the_file_named(
+    tree: Path, arguments: list[str], request_: str, read: list[str] | None
+) -> None:
+    assert reread_wrapper(tree, "grep", list(arguments), request_) == read
+
+
+@pytest.mark.parametrize(
+    ("arguments", "request_", "read"),
+    [
         (["LED", "notes"], "and 'servo'?", ["servo", "notes"]),  # fresh59, a follow-up
         (["milk", "todo.md"], "what about solder?", ["solder", "todo.md"]),
         (["milk", "todo.md"], "und “header”?", ["header", "todo.md"]),
