@@ -25,6 +25,8 @@ CHANGE = re.compile(
 # i loggmappen" listed the folder: Swedish was not here; blind prompts).
 _ASKED_CHANGE = re.compile(
     r"\b(?:add|get\s+rid\s+of|tick\s+off|cross\s+(?:off|out)|lösch\w*|loesch\w*|"
+    # a copy: "how would i make a backup of it then?" listed the file (fresh74)
+    r"(?:make|take|create|do)\s+(?:a\s+)?backup|back\s+(?:\w+\s+){0,2}up|"
     r"entfern\w*|installier\w*|neu\s*start\w*|"  # German
     r"supprim\w*|effac\w*|ajout\w*|redémarr\w*|"  # French
     r"borr[ae]\w*|elimin\w*|añad\w*|vac[ií][ae]\w*|reinici\w*|instal+[aeáo]\w*|"  # Spanish

@@ -1285,6 +1285,10 @@ def test_a_request_put_as_a_question_or_a_read_is_told_from_an_order(
         ("hoeveel regels heeft data.csv", False),
         ("покажи notes.txt", False),
         ("silindir kaç derece", False),
+        # a backup is a copy made; a backup read is none (fresh74)
+        ("how would i make a backup of it then?", True),
+        ("can you back my notes up", True),
+        ("what is in the backup folder", False),
     ],
 )
 def test_a_change_is_told_in_the_languages_people_ask_in(request_: str, change: bool) -> None:
