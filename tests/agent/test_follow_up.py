@@ -144,3 +144,20 @@ def test_a_reading_that_only_leaves_out_what_the_last_call_gave_asks_nothing() -
     script = Script([fence("weather", location="Bologna", day="tomorrow"), "Prego!"])
     answers = conversation(script, home, "meteo a Bologna domani?", "grazie", reread=day_unsaid)
     assert home.asked == [("Bologna", "tomorrow")] and answers[-1].text == "Prego!"
+
+
+def test_again_alone_does_the_last_thing_once_more_even_after_a_chat_turn() -> None:
+    # fresh75: "again" after a turn of the camera and "can you feed the cat?" was
+    # answered with the chat turn's refusal, copied.
+    home = Home()
+    script = Script([fence("servo", right=10), "I can't feed animals.", "I can't feed animals."])
+    answers = conversation(script, home, "camera ten to the right", "feed the cat?", "again")
+    assert home.turned == [10, 10]
+    assert answers[-1].text == "The servo is now at 10°."
+
+
+def test_again_with_more_said_is_no_bare_again() -> None:
+    home = Home()
+    script = Script([fence("servo", right=10), "Sure."])
+    conversation(script, home, "camera ten to the right", "again, but the other way")
+    assert home.turned == [10]
