@@ -7,8 +7,10 @@ places are the usual large cities, none taken from bench/prompts/:
 
 Greedy, so the figures repeat on the same model and machine. Measured on 2026-11-30
 (the question and grammar of edgeagent/agent/english.py): 29 of 30 named right (横浜
-as "Osaka"); the check let through 16 right ones and no wrong one (Japanese kanji,
-Arabic, Hebrew, Devanagari, Thai, 香港 and Київ read otherwise, and stay as written).
+as "Osaka"); 29 kept, all right: 16 as they read (:func:`transliterates`), 13 (Japanese
+kanji, Arabic, Hebrew, Devanagari, Thai, 香港, Київ) by the same-place question, which
+said no to 横浜 and "Osaka"; asked whether each place is the same as another city, it
+said yes once in 30 (大阪 and Kyoto).
 """
 
 import asyncio
@@ -19,8 +21,7 @@ ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 from side_questions import shipped_checks  # noqa: E402
 
-from edgeagent.agent.english import _english  # noqa: E402
-from edgeagent.tools.words import transliterates  # noqa: E402
+from edgeagent.agent.english import _english, _same, same_place_question  # noqa: E402
 
 PLACES = {
     "北京": "Beijing", "大阪": "Osaka", "서울": "Seoul", "東京": "Tokyo", "Москва": "Moscow",
@@ -35,18 +36,23 @@ PLACES = {
 
 async def main() -> int:
     checks, engine = shipped_checks()
-    right = kept_right = kept_wrong = 0
+    right = kept_right = kept_wrong = said_same = 0
+    names = list(PLACES.values())
     try:
-        for written, english in PLACES.items():
+        for i, (written, english) in enumerate(PLACES.items()):
             said = await _english(written, llm=checks.llm, session="e")
-            kept = said is not None and transliterates(said, written)
+            kept = said is not None and await _same(written, said, checks, session="e")
             right += said == english
             kept_right += kept and said == english
             kept_wrong += kept and said != english
+            other = names[(i + 7) % len(names)]
+            question = same_place_question(written, other)
+            said_same += await checks.ask(question, session="e") == "yes"
             print(f"{written}: {said!r} {'kept' if kept else 'stays'}")
     finally:
         engine.close()
     print(f"named right {right}/{len(PLACES)}; kept right {kept_right}, kept wrong {kept_wrong}")
+    print(f"asked whether each is the same place as another city: yes {said_same}/{len(PLACES)}")
     return 0
 
 

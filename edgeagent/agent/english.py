@@ -8,11 +8,14 @@ which of its parameters those are (:attr:`~edgeagent.tools.tool.Tool.in_english`
 before such a call runs, a value of one written in another script is asked of the
 model alone, in a few constrained tokens: 'What is the place "北京" called in
 English?'. Measured on Qwen2.5-Coder-1.5B (bench/english_names.py), it named 29 of 30
-places right; the one wrong, 横浜 as "Osaka", is why its answer is taken only where it
-is how the name reads (:func:`~edgeagent.tools.words.transliterates`: "Beijing" for
-北京, "Seoul" for 서울, "Moscow" for Москва; 16 of the 29, not 横浜). Japanese kanji
-read as Chinese, so a Japanese name stays as written, and so does any name whose English
-the model does not give or that does not read so.
+places right; the one wrong was 横浜 as "Osaka". So its answer is taken where it is
+how the name reads (:func:`~edgeagent.tools.words.transliterates`: "Beijing" for 北京,
+"Seoul" for 서울, "Moscow" for Москва), or, where the script does not read so (Japanese
+kanji read as Chinese, Arabic, Hebrew, Thai), where the model, asked alone whether the
+two are the same place, says yes: asked so of each of the 30 with its right name it
+said yes 30 times, and of each with another city's name once (大阪 and Kyoto). A name
+whose English the model does not give, or that neither check lets through, stays as
+written.
 """
 
 from __future__ import annotations
@@ -21,10 +24,10 @@ import logging
 import re
 from collections.abc import Sequence
 
+from edgeagent.agent.checks import SideChecks
 from edgeagent.errors import LLMError
 from edgeagent.llm.base import LLM, GenerateRequest
 from edgeagent.tools.executor import ToolCall
-from edgeagent.tools.registry import ToolRegistry
 from edgeagent.tools.words import plain, transliterates
 
 log = logging.getLogger(__name__)
@@ -41,13 +44,18 @@ def english_question(name: str) -> str:
     return f'What is the place "{name}" called in English? Answer with the English name only.'
 
 
+def same_place_question(written: str, english: str) -> str:
+    return f'Is "{written}" the same place as {english}? Answer yes or no.'
+
+
 async def in_english(
-    calls: Sequence[ToolCall], *, llm: LLM, registry: ToolRegistry, session: str
+    calls: Sequence[ToolCall], *, checks: SideChecks, session: str
 ) -> list[ToolCall]:
     """``calls`` with each value of a parameter its tool wants in English
     (:attr:`~edgeagent.tools.tool.Tool.in_english`) that is written in another script
     given as the model's English name for it, where that is how it reads."""
     given = []
+    registry = checks.registry
     for call in calls:
         tool = registry.get(call.name) if call.name in registry else None
         if tool is None or not tool.in_english or not isinstance(call.arguments, dict):
@@ -58,14 +66,22 @@ async def in_english(
             value = arguments.get(name)
             if not isinstance(value, str) or plain(value).isascii():
                 continue
-            english = await _english(value, llm=llm, session=session)
-            if english is not None and transliterates(english, value):
+            english = await _english(value, llm=checks.llm, session=session)
+            if english is not None and await _same(value, english, checks, session=session):
                 log.info("%s %s=%r, in English %r", call.name, name, value, english)
                 arguments[name] = english
             else:
                 log.info("%s %s=%r stays: the model's English %r", call.name, name, value, english)
         given.append(ToolCall(call.name, arguments) if arguments != call.arguments else call)
     return given
+
+
+async def _same(written: str, english: str, checks: SideChecks, *, session: str) -> bool:
+    """Whether ``english`` is how ``written`` reads, or the model, asked alone, says
+    the two are the same place."""
+    if transliterates(english, written):
+        return True
+    return await checks.ask(same_place_question(written, english), session=session) == "yes"
 
 
 async def _english(value: str, *, llm: LLM, session: str) -> str | None:

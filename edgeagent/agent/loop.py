@@ -409,9 +409,7 @@ class Agent:
                     return
                 calls = checked_calls
             # A place written in another script, in English where its tool wants it so.
-            calls = await in_english(
-                calls, llm=self.llm, registry=self.executor.registry, session=conversation.id
-            )
+            calls = await in_english(calls, checks=self.checks, session=conversation.id)
             if step == self.max_steps:
                 wanted = ", ".join(describe_call(c) for c in calls) or "a malformed tool call"
                 yield ErrorEvent(

@@ -9,6 +9,7 @@ from typing import Any
 
 import pytest
 
+from edgeagent.agent.checks import SideChecks
 from edgeagent.agent.english import in_english
 from edgeagent.agent.loop import Agent
 from edgeagent.llm.base import InProcessLLM
@@ -49,7 +50,15 @@ def registry_for(forecast: Forecast, *, english: bool = True) -> ToolRegistry:
     return ToolRegistry([weather])
 
 
-NAMES = {"北京": "Beijing", "大阪": "Osaka", "서울": "Seoul", "Москва": "Moscow", "上海": "Paris"}
+NAMES = {
+    "北京": "Beijing",
+    "大阪": "Osaka",
+    "横浜": "Osaka",  # measured: the one place the model named wrong
+    "서울": "Seoul",
+    "Москва": "Moscow",
+    "上海": "Paris",
+}
+SAME = [(r'Is "大阪" the same place as Osaka\?', "yes")]  # every other pair: "no"
 
 
 def engine_for(replies: dict[str, str]) -> ScriptedEngine:
@@ -58,6 +67,7 @@ def engine_for(replies: dict[str, str]) -> ScriptedEngine:
             (rf'What is the place "{native}" called in English\?', said)
             for native, said in replies.items()
         ]
+        + SAME
         + [
             (r"^北京明天", fence("weather", location="北京")),
             (r"^大阪", fence("weather", location="大阪")),
@@ -70,7 +80,8 @@ def engine_for(replies: dict[str, str]) -> ScriptedEngine:
 def english(
     calls: list[ToolCall], engine: ScriptedEngine, registry: ToolRegistry
 ) -> list[ToolCall]:
-    return asyncio.run(in_english(calls, llm=InProcessLLM(engine), registry=registry, session="s"))
+    checks = SideChecks(llm=InProcessLLM(engine), registry=registry)
+    return asyncio.run(in_english(calls, checks=checks, session="s"))
 
 
 @pytest.mark.parametrize(
@@ -79,8 +90,10 @@ def english(
         ("北京", "Beijing"),  # reads as BeiJing
         ("서울", "Seoul"),
         ("Москва", "Moscow"),
-        ("大阪", "大阪"),  # kanji read as Chinese (DaBan): "Osaka" cannot be told right
-        ("上海", "上海"),  # the model's "Paris" is not how it reads
+        # Kanji read as Chinese (DaBan): the model, asked alone, says they are the same.
+        ("大阪", "Osaka"),
+        ("横浜", "横浜"),  # ... and that these are not
+        ("上海", "上海"),  # the model's "Paris" is not how it reads, nor the same
         ("Berlin", "Berlin"),  # Latin letters: not asked
     ],
 )
