@@ -28,7 +28,7 @@ from edgeagent.agent.checks import SideChecks
 from edgeagent.errors import LLMError
 from edgeagent.llm.base import LLM, GenerateRequest
 from edgeagent.tools.executor import ToolCall
-from edgeagent.tools.words import plain, transliterates
+from edgeagent.tools.words import in_another_script, transliterates
 
 log = logging.getLogger(__name__)
 
@@ -64,7 +64,7 @@ async def in_english(
         arguments = dict(call.arguments)
         for name in tool.in_english:
             value = arguments.get(name)
-            if not isinstance(value, str) or plain(value).isascii():
+            if not isinstance(value, str) or not in_another_script(value):
                 continue
             english = await _english(value, llm=checks.llm, session=session)
             if english is not None and await _same(value, english, checks, session=session):

@@ -192,6 +192,12 @@ def written_otherwise(name: str, request: str) -> bool:
     return False
 
 
+def in_another_script(text: str) -> bool:
+    """Whether ``text`` has a word in letters other than Latin ones ("北京", "Москва";
+    not "Łódź" or "Tromsø")."""
+    return _OTHER_SCRIPT.search(text) is not None
+
+
 def transliterates(name: str, written: str) -> bool:
     """Whether ``name``, in Latin letters, is how ``written``, a name in another script,
     reads (as :func:`written_otherwise` judges a word): "Beijing" for 北京, "Moscow" for
