@@ -8,10 +8,12 @@ fraction, ``3/4``, or a percentage) counts only where the words after it say the
 it is a part of is the strip's now ("of what it is", "of its current brightness", "of
 that", "der aktuellen Helligkeit", "de la luminosité actuelle", "del brillo actual",
 "della luminosità attuale"): "70% brightness", "to 70%" and "20% of 150" name a level
-of their own. "reduce the brightness by a quarter" names a part of the level the strip
-has, as a fraction word, never as a percentage ("reduce it to 70%" is 70). "cut it
-to a third" alone names no level it is a part of: the model's reading stands ("bring the
-brightness down to a quarter", at 60, was meant as 25 and was read as 15; fresh46).
+of their own, and "a quarter of that number" a part of a value named back (an earlier
+result: 128 / 4 was read as a quarter of the strip's 80; fresh74). "reduce the
+brightness by a quarter" names a part of the level the strip has, as a fraction word,
+never as a percentage ("reduce it to 70%" is 70). "cut it to a third" alone names no
+level it is a part of: the model's reading stands ("bring the brightness down to a
+quarter", at 60, was meant as 25 and was read as 15; fresh46).
 """
 
 from __future__ import annotations
@@ -53,7 +55,7 @@ _NOW = (
     # "of what they are now", "of its current brightness", "of the current level", "of that"
     r"of\s+(?:(?:what|where|how\s+bright)\s+(?:it|they|that|the\s+(?:lights?|lamps?|strip|leds?))"
     r"\s*(?:is|are|was|['’]s|['’]re)\b|(?:its|their|the|your|my)\s+(?:current|present)\b|"
-    r"current\b|now\b|(?:that|this|it)\b(?!\s*\d|['’])|(?:the\s+)?(?:brightness|level)\s+(?:right\s+)?now\b)"
+    r"current\b|now\b|(?:that|this|it)\b(?!\s*\d|['’]|\s+(?:number|result|value|answer|sum|total))|(?:the\s+)?(?:brightness|level)\s+(?:right\s+)?now\b)"
     # "der aktuellen Helligkeit", "vom jetzigen Wert"
     r"|(?:der|des|von\s+der|vom|von\s+dem)\s+(?:aktuell|jetzig|momentan|derzeitig|gegenwartig)"
     # "de la luminosité actuelle", "du niveau actuel"

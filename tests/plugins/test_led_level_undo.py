@@ -76,6 +76,9 @@ AT_80: list[dict[str, Any]] = [{"color": "green", "brightness": 80}]
         ({"brightness": 50}, "a quarter of its current brightness, no, add 10", None),
         ({"brightness": 20}, "a quarter of what it is now", None),
         ({"color": "red"}, "red, at a quarter of the current brightness", None),
+        # a part of an earlier result named back (128 / 4 after 1024 / 8; fresh74)
+        ({"brightness": 32}, "set the strip brightness to a quarter of that number", None),
+        ({"brightness": 30}, "use a third of that result as the brightness", None),
     ],
 )
 def test_a_part_of_the_strips_level_is_computed_from_it(
