@@ -33,6 +33,9 @@ INSTALLED = ["the LED strip (lights, lamp, colors, brightness)", "the camera ser
         ("エアコンをつけて。", "エアコン"),
         ("把空调打开", "空调"),
         ("선풍기 좀 켜줘", "선풍기"),
+        ("온도조절기를 22도로 맞춰줘", "온도조절기"),  # a thermostat: ran the servo (fresh78)
+        ("暖房をつけて", "暖房"),
+        ("把温控器调到22度", "温控器"),
         # a camera's zoom: the servo only turns it ("now zoom in 2x" ran the servo)
         ("now zoom in 2x", "zoom"),
         ("kannst du reinzoomen? nein: zoomen bitte", "zoomen"),
