@@ -43,11 +43,13 @@ _STRAIGHT = (
 _CENTER = re.compile(rf"\b(?:{_CENTER_WORDS}|{_STRAIGHT})\b")
 # An end: "all the way", "far", "fully", "max" before a side, with only small words
 # between ("all the way over to the left", "ganz nach links", "tout a gauche", "todo a
-# la izquierda"), or "as far as it goes" after one ("left as far as you can").
+# la izquierda", "à fond vers la gauche": fresh78 turned 90 from 10), or "as far as it
+# goes" after one ("left as far as you can").
 _END_BEFORE = (
     r"\b(?:all\s+the\s+way|fully|far|furthest|farthest|max(?:imum)?|hard|completely|ganz|"
     r"voll|tout|completement|a\s+fond|todo|toda|totalmente|tutto|tutta|completamente)"
-    r"(?:\W+(?:over|to|the|its|a|la|le|al|nach|para|pra|verso))*\W+(?:%s)\b"
+    r"(?:\W+(?:over|to|towards?|the|its|a|la|le|al|nach|para|pra|verso|vers|hacia|naar|"
+    r"richtung|in))*\W+(?:%s)\b"
 )
 _END_AFTER = r"\b(?:%s)\W+(?:\w+\W+){0,2}?(?:all\s+the\s+way|as\s+far\s+as)\b"
 _ENDS = (_END_BEFORE, _END_AFTER)

@@ -372,6 +372,8 @@ def test_plugin_registers_tools_and_closes_the_backend() -> None:
         ({"left": 30}, "ganz nach links bitte", {"angle": -90}),
         ({"right": 20}, "tourne la caméra tout à droite", {"angle": 90}),
         ({"left": 5}, "ruota la telecamera tutto a sinistra", {"angle": -90}),
+        ({"left": 90}, "Tourne le servo à fond vers la gauche", {"angle": -90}),  # fresh78
+        ({"right": 30}, "gira la cámara totalmente hacia la derecha", {"angle": 90}),
         # A number says where; "further" is no end; both ends, or already there.
         ({"left": 20}, "all the way to 45 on the left", {"left_of_center": 45.0}),
         ({"left": 20}, "a bit further left", None),
