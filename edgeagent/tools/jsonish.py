@@ -55,6 +55,7 @@ def json_end(text: str, start: int) -> int | None:
 _SUM = re.compile(r"[-(]*\s*\d+(?:\.\d+)?(?:\s*\)*\s*[-+*/]\s*[-(]*\s*\d+(?:\.\d+)?)+\s*\)*")
 """Numbers between operators, in parentheses or not: ``128 / 4``, ``(40 + 20) * 2``."""
 _AFTER_VALUE = re.compile(r"\s*(?:[,}\]]|$)")
+_DATE = re.compile(r"\d{4}-\d{1,2}-\d{1,2}|\d{1,2}-\d{1,2}-\d{2,4}")
 
 
 def _worked_out(raw: str, i: int) -> tuple[str, int] | None:
@@ -64,6 +65,9 @@ def _worked_out(raw: str, i: int) -> tuple[str, int] | None:
     found = _SUM.match(raw, i)
     if found is None or not _AFTER_VALUE.match(raw, found.end()):
         return None
+    if _DATE.fullmatch(found.group(0).strip()):
+        return None  # a date written bare ({"day": 2026-11-30}) is no sum
+
     try:
         value = _arithmetic(ast.parse(found.group(0).strip(), mode="eval").body)
     except (SyntaxError, ValueError, ZeroDivisionError, OverflowError):

@@ -155,6 +155,8 @@ def test_a_sum_inside_a_string_or_one_that_cannot_be_worked_out_is_left_alone() 
     assert fence.parse(raw).calls == [ToolCall("math", {"expression": "128 / 4"})]
     broken = fence.parse('```json\n{"name": "led", "arguments": {"brightness": 5 / 0}}\n```')
     assert broken.calls == [] and broken.errors
+    dated = fence.parse('```json\n{"name": "weather", "arguments": {"day": 2026-12-01}}\n```')
+    assert dated.calls == [] and dated.errors  # a bare date is no sum
 
 
 @pytest.mark.parametrize("fmt", ["json", "fence", "xml"])
