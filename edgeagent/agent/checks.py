@@ -40,7 +40,7 @@ from edgeagent.errors import LLMError, NothingEarlierError
 from edgeagent.llm.base import LLM, GenerateRequest
 from edgeagent.tools.executor import ToolCall
 from edgeagent.tools.registry import ToolRegistry
-from edgeagent.tools.tool import ToolKind
+from edgeagent.tools.tool import Tool, ToolKind
 from edgeagent.tools.words import named_place, plain, said_in_words, written_otherwise
 
 log = logging.getLogger(__name__)
@@ -161,19 +161,13 @@ class SideChecks:
             asked_in = tool.asked_in if strict or carried(tool, call, prompt) else None
             if not changes and asked_in is not None and not asked_in(prompt):
                 log.info("%s does not answer what %r asks", tool.name, prompt[:60])
-                return Refusal(
-                    f"I can't do that here: {tool.name} is for {tool.title}, not for this.",
-                    off_topic=True,
-                )
+                return _not_for(tool, off_topic=True)
             known = f"{said or prompt}\n{earlier[1]}"
             if not acts and self.heard.from_memory(call, prompt, known=known):
                 kind = await self.ask(kind_question(prompt, tool.given_otherwise), session=session)
                 log.info("%s, numbers nobody gave: %s? %r", call.name, tool.given_otherwise, kind)
                 if kind == "no":
-                    return Refusal(
-                        f"I can't do that here: {tool.name} is for {tool.title}, not for this.",
-                        off_topic=True,
-                    )
+                    return _not_for(tool, off_topic=True)
             topic = tool.title or tool.description
             named = None if acts else file_named(call, prompt)
             if named is not None:
@@ -218,9 +212,7 @@ class SideChecks:
                 instead = await self.instead(prompt, tool.name, session=session)
                 if instead is not None:
                     return instead
-            return Refusal(
-                f"I can't do that here: {tool.name} is for {tool.title}, not for this.", off_topic
-            )
+            return _not_for(tool, off_topic=off_topic)
         return None
 
     def _named(self, call: ToolCall, prompt: str) -> bool:
@@ -522,6 +514,13 @@ class SideChecks:
             return ""
         word = (words.strip().split() or [""])[0].strip(".,!'\"").lower()
         return next((a for a in ("yes", "no") if word and a.startswith(word)), "")
+
+
+def _not_for(tool: Tool, *, off_topic: bool) -> Refusal:
+    """The refusal of a read call whose tool the request is not for."""
+    return Refusal(
+        f"I can't do that here: {tool.name} is for {tool.title}, not for this.", off_topic
+    )
 
 
 def _said(first: str, value: str, *, heard: str, said: str) -> bool:
